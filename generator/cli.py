@@ -1,0 +1,124 @@
+"""The command line: ``python -m generator COMMAND``."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import changelog
+from .diff import Change, diff_documents
+from .errors import GeneratorError
+from .ir import Document
+from .parser import parse_file
+from .revisions import load_index
+from .validate import validate_file
+
+DEFAULT_SPEC_DIR = Path("spec")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.run(args)
+        return result
+    except GeneratorError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__)
+    parser.add_argument(
+        "--spec-dir",
+        type=Path,
+        default=DEFAULT_SPEC_DIR,
+        help="folder with revisions.yaml (default: spec)",
+    )
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    validate = commands.add_parser("validate", help="validate spec documents")
+    validate.add_argument(
+        "files", nargs="*", type=Path, help="documents to validate (default: every revision)"
+    )
+    validate.set_defaults(run=_validate)
+
+    diff = commands.add_parser("diff", help="list the changes between two revisions")
+    diff.add_argument("old", help="revision id from revisions.yaml, or a document's path")
+    diff.add_argument("new", help="revision id from revisions.yaml, or a document's path")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.set_defaults(run=_diff)
+
+    history = commands.add_parser("changelog", help="an operation's change history, in markdown")
+    history.add_argument(
+        "--operation",
+        required=True,
+        help='"METHOD /path" or an operationId, e.g. "POST /rl/training-sessions/{session_id}/operations/optim-step"',
+    )
+    history.set_defaults(run=_changelog)
+    return parser
+
+
+def _validate(args: argparse.Namespace) -> int:
+    files = args.files or [revision.file for revision in load_index(args.spec_dir)]
+    failed = 0
+    for path in files:
+        problems = validate_file(path)
+        if problems:
+            failed += 1
+            for problem in problems:
+                print(problem)
+        else:
+            print(f"{path}: valid")
+    if failed:
+        print(f"{failed} of {len(files)} documents are invalid", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _document(spec_dir: Path, name: str) -> Document:
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml", ".json") or path.is_file():
+        return parse_file(path)
+    return load_index(spec_dir).get(name).document
+
+
+def _diff(args: argparse.Namespace) -> int:
+    changes = diff_documents(_document(args.spec_dir, args.old), _document(args.spec_dir, args.new))
+    print(_FORMATS[args.format](changes), end="")
+    return 0
+
+
+def _text(changes: list[Change]) -> str:
+    return "".join(f"{c.level.value:<7} {c.check}  {c.operation}  {c.message}\n" for c in changes)
+
+
+def _markdown(changes: list[Change]) -> str:
+    if not changes:
+        return "No changes.\n"
+    sections = []
+    for operation, group in itertools.groupby(changes, key=lambda c: c.operation):
+        items = "".join(f"- **{c.level.value}** `{c.check}`: {c.message}\n" for c in group)
+        sections.append(f"## `{operation}`\n\n{items}")
+    return "\n".join(sections)
+
+
+def _json(changes: list[Change]) -> str:
+    return json.dumps([c.to_dict() for c in changes], indent=2) + "\n"
+
+
+_FORMATS = {"text": _text, "markdown": _markdown, "json": _json}
+
+
+def _changelog(args: argparse.Namespace) -> int:
+    index = load_index(args.spec_dir)
+    try:
+        operation = changelog.find_operation(index, args.operation)
+    except LookupError as exc:
+        raise GeneratorError(str(exc)) from None
+    entries = changelog.for_operation(changelog.history(index), operation.key)
+    print(changelog.operation_markdown(operation, entries, len(index)), end="")
+    return 0

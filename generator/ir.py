@@ -1,0 +1,265 @@
+"""The typed intermediate representation (IR) of an OpenAPI document.
+
+The parser (:mod:`generator.parser`) builds it; the diff engine and the renderer only read it.
+Every node is a frozen dataclass and carries the JSON pointer of the place it was read from.
+
+Named component schemas are not inlined: a property whose schema is ``$ref:
+'#/components/schemas/X'`` holds a :class:`Ref` to ``X``, and :meth:`Document.resolve` follows it.
+That keeps recursive schemas finite.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+
+class _NoValue(enum.Enum):
+    """Marks a keyword (``default``, ``example``) the document does not give."""
+
+    NO_VALUE = "NO_VALUE"
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+
+NO_VALUE = _NoValue.NO_VALUE
+"""A keyword the document does not give, as distinct from one given as ``null``."""
+
+PrimitiveType: TypeAlias = Literal["string", "number", "integer", "boolean", "null"]
+HttpMethod: TypeAlias = Literal["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+HTTP_METHODS: tuple[HttpMethod, ...] = (
+    "get",
+    "put",
+    "post",
+    "delete",
+    "options",
+    "head",
+    "patch",
+    "trace",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SchemaBase:
+    """What every schema has, whatever its kind."""
+
+    pointer: str
+    description: str | None = None
+    nullable: bool = False
+    default: Any = NO_VALUE
+    example: Any = NO_VALUE
+    deprecated: bool = False
+    constraints: tuple[tuple[str, Any], ...] = ()
+    """Validation keywords (``minimum``, ``maxLength``, ``pattern``, ...) in document order."""
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NO_VALUE
+
+
+@dataclass(frozen=True, kw_only=True)
+class Primitive(SchemaBase):
+    """A string, number, integer, boolean or null, with its ``format`` and constraints."""
+
+    type: PrimitiveType
+    format: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Enum(SchemaBase):
+    """A string or integer enum."""
+
+    type: Literal["string", "integer"] = "string"
+    values: tuple[str, ...] | tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Property:
+    """A named property of an object schema."""
+
+    name: str
+    schema: Schema
+    required: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class Object(SchemaBase):
+    """An object with named properties.
+
+    ``additional_properties`` is ``True`` (anything), ``False`` (nothing), a schema, or ``None``
+    where the document does not say (JSON Schema then allows anything).
+    """
+
+    properties: tuple[Property, ...] = ()
+    additional_properties: Schema | bool | None = None
+    title: str | None = None
+
+    def property(self, name: str) -> Property | None:
+        for prop in self.properties:
+            if prop.name == name:
+                return prop
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Map(SchemaBase):
+    """An object used as a dictionary: no named properties, values of one schema."""
+
+    values: Schema
+
+
+@dataclass(frozen=True, kw_only=True)
+class Array(SchemaBase):
+    """A list of items of one schema."""
+
+    items: Schema
+
+
+@dataclass(frozen=True, kw_only=True)
+class Union(SchemaBase):
+    """``oneOf`` or ``anyOf``: a value matching one (or any) of the variants."""
+
+    kind: Literal["oneOf", "anyOf"]
+    variants: tuple[Schema, ...]
+    discriminator: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnyValue(SchemaBase):
+    """A schema with no constraint on the value (``{}``, or an object-less ``type``-less schema)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ref(SchemaBase):
+    """A reference to a named component schema, ``#/components/schemas/<name>``.
+
+    ``description`` and ``nullable`` are the ones written beside the ``$ref`` (OpenAPI 3.1 allows
+    them), not the target's.
+    """
+
+    name: str
+
+
+Schema: TypeAlias = Primitive | Enum | Object | Map | Array | Union | AnyValue | Ref
+
+
+@dataclass(frozen=True, kw_only=True)
+class Parameter:
+    """A path, query, header or cookie parameter of an operation."""
+
+    pointer: str
+    name: str
+    location: Literal["path", "query", "header", "cookie"]
+    required: bool
+    schema: Schema
+    description: str | None = None
+    deprecated: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestBody:
+    """An operation's request body (its first media type, JSON where there is one)."""
+
+    pointer: str
+    required: bool
+    content_type: str
+    schema: Schema | None
+    description: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Response:
+    """One response of an operation: a status code such as ``"200"``, a range ``"5XX"``, or ``"default"``."""
+
+    pointer: str
+    status: str
+    description: str
+    content_type: str | None = None
+    schema: Schema | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Operation:
+    """One HTTP method on one path."""
+
+    pointer: str
+    method: HttpMethod
+    path: str
+    operation_id: str | None
+    summary: str | None = None
+    description: str | None = None
+    tags: tuple[str, ...] = ()
+    deprecated: bool = False
+    parameters: tuple[Parameter, ...] = ()
+    request_body: RequestBody | None = None
+    responses: tuple[Response, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """``"POST /rl/..."``: how the changelog and the CLI name an operation."""
+        return f"{self.method.upper()} {self.path}"
+
+    def response(self, status: str) -> Response | None:
+        for response in self.responses:
+            if response.status == status:
+                return response
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SecurityScheme:
+    """A ``components/securitySchemes`` entry."""
+
+    name: str
+    type: str
+    scheme: str | None = None
+    bearer_format: str | None = None
+    description: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Diagnostic:
+    """Something the parser accepted but changed, such as a string default on a number."""
+
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer}: {self.message}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Document:
+    """A whole parsed OpenAPI document."""
+
+    openapi: str
+    title: str
+    version: str
+    description: str | None = None
+    servers: tuple[str, ...] = ()
+    security: tuple[str, ...] = ()
+    """Names of the security schemes required by default (the document's global ``security``)."""
+    security_schemes: tuple[SecurityScheme, ...] = ()
+    operations: tuple[Operation, ...] = ()
+    schemas: dict[str, Schema] = field(default_factory=dict)
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    def resolve(self, schema: Schema) -> Schema:
+        """Follow :class:`Ref` s to the schema they name (a chain of refs is followed to its end)."""
+        seen: set[str] = set()
+        while isinstance(schema, Ref):
+            if schema.name in seen:
+                raise ValueError(f"$ref cycle through {schema.name!r}")
+            seen.add(schema.name)
+            schema = self.schemas[schema.name]
+        return schema
+
+    def operation(self, key: str) -> Operation | None:
+        """The operation named ``"METHOD /path"`` (method in any case), or by its operationId."""
+        method, _, path = key.partition(" ")
+        for op in self.operations:
+            if (op.method == method.lower() and op.path == path) or op.operation_id == key:
+                return op
+        return None

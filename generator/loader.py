@@ -1,0 +1,32 @@
+"""Reading spec documents from disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import SpecError
+
+try:  # libyaml's loader is several times faster on large documents
+    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+
+def load_yaml(path: Path) -> Any:
+    """Read a YAML (or JSON) document; a syntax error becomes a :class:`SpecError` with its line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError("", f"cannot read the file: {exc.strerror}", source=str(path)) from exc
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SpecError("", f"not valid YAML{where}: {problem}", source=str(path)) from exc
+    except ValueError as exc:  # a scalar YAML cannot construct, such as the date 2026-13-01
+        raise SpecError("", f"not valid YAML: {exc}", source=str(path)) from exc

@@ -1,0 +1,27 @@
+"""JSON pointers (RFC 6901), as used to name places in spec documents."""
+
+from __future__ import annotations
+
+
+def escape(token: str) -> str:
+    """Escape one reference token of a JSON pointer."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def unescape(token: str) -> str:
+    """Undo :func:`escape`."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def join(pointer: str, *tokens: str | int) -> str:
+    """Append reference tokens to a pointer: ``join("/paths", "/a/{b}")`` is ``/paths/~1a~1{b}``."""
+    return pointer + "".join("/" + escape(str(token)) for token in tokens)
+
+
+def split(pointer: str) -> list[str]:
+    """The unescaped reference tokens of a pointer (``""`` is the whole document)."""
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError(f"not a JSON pointer: {pointer!r}")
+    return [unescape(token) for token in pointer[1:].split("/")]

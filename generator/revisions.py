@@ -1,0 +1,117 @@
+"""The index of spec revisions, ``spec/revisions.yaml``."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from . import ir
+from .errors import GeneratorError, RevisionError
+from .loader import load_yaml
+from .parser import parse_file
+
+INDEX_NAME = "revisions.yaml"
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One revision of the API: its id, date, document and where the document's content comes from."""
+
+    id: str
+    date: datetime.date | None
+    file: Path
+    note: str
+
+    @cached_property
+    def document(self) -> ir.Document:
+        """The parsed document (parsed once, on first use)."""
+        return parse_file(self.file)
+
+    @property
+    def label(self) -> str:
+        """``"f26a23fab8e0, 2026-08-08"``, or the id alone where the date is unknown."""
+        return f"{self.id}, {self.date.isoformat()}" if self.date else self.id
+
+
+@dataclass(frozen=True)
+class RevisionIndex(Sequence[Revision]):
+    """The revisions of ``spec/``, oldest first."""
+
+    revisions: tuple[Revision, ...]
+
+    def __len__(self) -> int:
+        return len(self.revisions)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.revisions[index]
+
+    def __iter__(self) -> Iterator[Revision]:
+        return iter(self.revisions)
+
+    def get(self, revision_id: str) -> Revision:
+        for revision in self.revisions:
+            if revision.id == revision_id:
+                return revision
+        known = ", ".join(r.id for r in self.revisions)
+        raise RevisionError(f"unknown revision {revision_id!r}; known revisions: {known}")
+
+    def up_to(self, revision_id: str) -> tuple[Revision, ...]:
+        """The revisions from the first through ``revision_id``."""
+        position = self.revisions.index(self.get(revision_id))
+        return self.revisions[: position + 1]
+
+    def pairs(self) -> Iterator[tuple[Revision, Revision]]:
+        """Consecutive revisions: ``(baseline, first), (first, second), ...``."""
+        return zip(self.revisions, self.revisions[1:])
+
+
+def load_index(spec_dir: Path) -> RevisionIndex:
+    """Read and check ``spec_dir/revisions.yaml``."""
+    path = spec_dir / INDEX_NAME
+    where = str(path)
+    try:
+        raw = load_yaml(path)
+    except GeneratorError as exc:
+        raise RevisionError(str(exc)) from exc
+    entries = raw.get("revisions") if isinstance(raw, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise RevisionError(f"{where}: expected a non-empty list under 'revisions'")
+    revisions: list[Revision] = []
+    for position, entry in enumerate(entries):
+        at = f"{where}: revisions[{position}]"
+        if not isinstance(entry, dict):
+            raise RevisionError(f"{at}: expected a mapping with id, date, file and note")
+        missing = [key for key in ("id", "date", "file", "note") if key not in entry]
+        if missing:
+            raise RevisionError(f"{at}: missing {', '.join(missing)}")
+        revision_id, date, file, note = entry["id"], entry["date"], entry["file"], entry["note"]
+        if not isinstance(revision_id, str) or not revision_id:
+            raise RevisionError(f"{at}.id: expected a non-empty string, got {revision_id!r}")
+        if isinstance(date, str):
+            try:
+                date = datetime.date.fromisoformat(date)
+            except ValueError:
+                raise RevisionError(
+                    f"{at}.date: {date!r} is not an ISO date (YYYY-MM-DD)"
+                ) from None
+        if date is not None and not isinstance(date, datetime.date):
+            raise RevisionError(f"{at}.date: expected an ISO date or null, got {date!r}")
+        if not isinstance(file, str) or not (spec_dir / file).is_file():
+            raise RevisionError(f"{at}.file: {file!r} is not a file in {spec_dir}")
+        if any(r.id == revision_id for r in revisions):
+            raise RevisionError(f"{at}.id: revision {revision_id!r} is listed twice")
+        dated = [r.date for r in revisions if r.date]
+        if date and dated and date < dated[-1]:
+            raise RevisionError(
+                f"{at}.date: {date} is earlier than the revision before it ({dated[-1]})"
+            )
+        revisions.append(Revision(revision_id, date, spec_dir / file, str(note).strip()))
+    if revisions[0].id != "baseline":
+        raise RevisionError(
+            f"{where}: the first revision must be 'baseline', got {revisions[0].id!r}"
+        )
+    return RevisionIndex(tuple(revisions))

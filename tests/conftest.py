@@ -1,0 +1,30 @@
+"""Shared fixtures: paths of the project and of the shared material beside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC_DIR = ROOT / "spec"
+SHARED = ROOT.parent / "shared"
+SEEDS = SHARED / "seeds"
+CORPUS = SHARED / "corpus" / "together-openapi-2026-04-28.yaml"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def index():
+    from generator.revisions import load_index
+
+    return load_index(SPEC_DIR)
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    if not CORPUS.is_file():
+        pytest.skip(f"the corpus document is not at {CORPUS}")
+    from generator.parser import parse_file
+
+    return parse_file(CORPUS)

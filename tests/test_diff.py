@@ -1,0 +1,500 @@
+"""Every check of the diff engine, on small documents, in both directions where meaningful."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from specdocs import PATH, document, obj, parse
+
+from generator.cli import main
+from generator.diff import Level, diff_documents
+
+OP = f"POST {PATH}"
+
+
+def changes(old, new):
+    return [
+        (c.level.value, c.check, c.path, c.message) for c in diff_documents(parse(old), parse(new))
+    ]
+
+
+NUM = {"type": "number"}
+STR = {"type": "string"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        pytest.param(
+            obj(a=NUM, b=NUM),
+            obj(a=NUM),
+            [("warning", "request-property-removed", "b", "removed the request property `b`")],
+            id="request-property-removed",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(a=NUM, b=NUM),
+            [
+                (
+                    "info",
+                    "new-optional-request-property",
+                    "b",
+                    "added the new optional request property `b`",
+                )
+            ],
+            id="new-optional-request-property",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(["b"], a=NUM, b=NUM),
+            [
+                (
+                    "error",
+                    "new-required-request-property",
+                    "b",
+                    "added the new required request property `b`",
+                )
+            ],
+            id="new-required-request-property",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(a={"type": "number", "default": 1.0}),
+            [
+                (
+                    "info",
+                    "request-property-default-value-added",
+                    "a",
+                    "the `a` request property default value `1.0` was added",
+                )
+            ],
+            id="default-added",
+        ),
+        pytest.param(
+            obj(a={"type": "number", "default": 1.0}),
+            obj(a=NUM),
+            [
+                (
+                    "info",
+                    "request-property-default-value-removed",
+                    "a",
+                    "the `a` request property default value `1.0` was removed",
+                )
+            ],
+            id="default-removed",
+        ),
+        pytest.param(
+            obj(a={"type": "string", "default": "x"}),
+            obj(a={"type": "string", "default": "y"}),
+            [
+                (
+                    "info",
+                    "request-property-default-value-changed",
+                    "a",
+                    "the `a` request property default value changed from `x` to `y`",
+                )
+            ],
+            id="default-changed",
+        ),
+        pytest.param(
+            obj(p=obj(a={"type": "number", "format": "float"})),
+            obj(p=obj(a=NUM)),
+            [
+                (
+                    "info",
+                    "request-property-type-generalized",
+                    "p/a",
+                    "the `p/a` request property format was generalized from `float` to no format",
+                )
+            ],
+            id="format-generalized",
+        ),
+        pytest.param(
+            obj(a={"type": "integer", "format": "int32"}),
+            obj(a={"type": "integer", "format": "int64"}),
+            [
+                (
+                    "info",
+                    "request-property-type-generalized",
+                    "a",
+                    "the `a` request property format was generalized from `int32` to `int64`",
+                )
+            ],
+            id="format-widened",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(a={"type": "number", "format": "float"}),
+            [
+                (
+                    "error",
+                    "request-property-type-changed",
+                    "a",
+                    "the `a` request property format changed from no format to `float`",
+                )
+            ],
+            id="format-narrowed",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(a=STR),
+            [
+                (
+                    "error",
+                    "request-property-type-changed",
+                    "a",
+                    "the `a` request property type changed from `number` to `string`",
+                )
+            ],
+            id="type-changed",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(["a"], a=NUM),
+            [
+                (
+                    "error",
+                    "request-property-became-required",
+                    "a",
+                    "the `a` request property became required",
+                )
+            ],
+            id="became-required",
+        ),
+        pytest.param(
+            obj(["a"], a=NUM),
+            obj(a=NUM),
+            [
+                (
+                    "info",
+                    "request-property-became-optional",
+                    "a",
+                    "the `a` request property became optional",
+                )
+            ],
+            id="became-optional",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(a={"type": ["number", "null"]}),
+            [
+                (
+                    "info",
+                    "request-property-became-nullable",
+                    "a",
+                    "the `a` request property became nullable",
+                )
+            ],
+            id="became-nullable",
+        ),
+        pytest.param(
+            obj(a={"type": ["number", "null"]}),
+            obj(a=NUM),
+            [
+                (
+                    "error",
+                    "request-property-became-not-nullable",
+                    "a",
+                    "the `a` request property became not nullable",
+                )
+            ],
+            id="became-not-nullable",
+        ),
+        pytest.param(
+            obj(a={"type": "string", "enum": ["X"]}),
+            obj(a={"type": "string", "enum": ["X", "Y"]}),
+            [
+                (
+                    "info",
+                    "request-property-enum-value-added",
+                    "a",
+                    "added the new `Y` enum value to the `a` request property",
+                )
+            ],
+            id="request-enum-added",
+        ),
+        pytest.param(
+            obj(a={"type": "string", "enum": ["X", "Y"]}),
+            obj(a={"type": "string", "enum": ["X"]}),
+            [
+                (
+                    "error",
+                    "request-property-enum-value-removed",
+                    "a",
+                    "removed the `Y` enum value from the `a` request property",
+                )
+            ],
+            id="request-enum-removed",
+        ),
+        pytest.param(
+            obj(a={"type": "array", "items": obj(x=NUM)}),
+            obj(a={"type": "array", "items": obj(x=STR)}),
+            [
+                (
+                    "error",
+                    "request-property-type-changed",
+                    "a/items/x",
+                    "the `a/items/x` request property type changed from `number` to `string`",
+                )
+            ],
+            id="array-items",
+        ),
+    ],
+)
+def test_request_checks(old, new, expected):
+    assert changes(document(old), document(new)) == expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        pytest.param(
+            obj(e=obj(code={"type": "string", "enum": ["A"]})),
+            obj(e=obj(code={"type": "string", "enum": ["A", "B"]})),
+            [
+                (
+                    "warning",
+                    "response-property-enum-value-added",
+                    "e/code",
+                    "added the new `B` enum value to the `e/code` response property for the response status `200`",
+                )
+            ],
+            id="response-enum-added",
+        ),
+        pytest.param(
+            obj(e=obj(code={"type": "string", "enum": ["A", "B"]})),
+            obj(e=obj(code={"type": "string", "enum": ["A"]})),
+            [
+                (
+                    "info",
+                    "response-property-enum-value-removed",
+                    "e/code",
+                    "removed the `B` enum value from the `e/code` response property for the response status `200`",
+                )
+            ],
+            id="response-enum-removed",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(a=NUM, b=NUM),
+            [
+                (
+                    "info",
+                    "response-optional-property-added",
+                    "b",
+                    "added the optional response property `b` for the response status `200`",
+                )
+            ],
+            id="response-property-added",
+        ),
+        pytest.param(
+            obj(a=NUM, b=NUM),
+            obj(a=NUM),
+            [
+                (
+                    "warning",
+                    "response-optional-property-removed",
+                    "b",
+                    "removed the optional response property `b` for the response status `200`",
+                )
+            ],
+            id="response-optional-property-removed",
+        ),
+        pytest.param(
+            obj(["b"], b=NUM),
+            obj(),
+            [
+                (
+                    "error",
+                    "response-required-property-removed",
+                    "b",
+                    "removed the required response property `b` for the response status `200`",
+                )
+            ],
+            id="response-required-property-removed",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(a=STR),
+            [
+                (
+                    "error",
+                    "response-property-type-changed",
+                    "a",
+                    "the `a` response property type changed from `number` to `string` for the response status `200`",
+                )
+            ],
+            id="response-type-changed",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(a={"type": ["number", "null"]}),
+            [
+                (
+                    "error",
+                    "response-property-became-nullable",
+                    "a",
+                    "the `a` response property became nullable for the response status `200`",
+                )
+            ],
+            id="response-became-nullable",
+        ),
+        pytest.param(
+            obj(["a"], a=NUM),
+            obj(a=NUM),
+            [
+                (
+                    "error",
+                    "response-property-became-optional",
+                    "a",
+                    "the `a` response property became optional for the response status `200`",
+                )
+            ],
+            id="response-became-optional",
+        ),
+        pytest.param(
+            obj(a={"oneOf": [STR]}),
+            obj(a={"oneOf": [STR, {"type": "integer"}]}),
+            [
+                (
+                    "error",
+                    "response-property-one-of-added",
+                    "a",
+                    "added `integer` to the `oneOf` list of the `a` response property for the response status `200`",
+                )
+            ],
+            id="response-one-of-added",
+        ),
+    ],
+)
+def test_response_checks(old, new, expected):
+    assert changes(document(response=old), document(response=new)) == expected
+
+
+def test_operation_added_and_removed():
+    old, new = document(obj()), document(obj())
+    new["paths"]["/other"] = {"get": {"responses": {"200": {"description": "ok"}}}}
+    assert changes(old, new) == [("info", "endpoint-added", "", "endpoint added")]
+    assert diff_documents(parse(new), parse(old))[0].operation == "GET /other"
+    assert changes(new, old) == [
+        ("error", "api-removed-without-deprecation", "", "api removed without deprecation")
+    ]
+
+
+def test_parameter_checks():
+    query = {"name": "q", "in": "query", "schema": STR}
+    plain = document(obj())
+    with_optional = document(obj(), parameters=[query])
+    with_required = document(obj(), parameters=[{**query, "required": True}])
+    assert changes(plain, with_optional) == [
+        (
+            "info",
+            "new-optional-request-parameter",
+            "q",
+            "added the new optional `query` request parameter `q`",
+        )
+    ]
+    assert changes(plain, with_required) == [
+        (
+            "error",
+            "new-required-request-parameter",
+            "q",
+            "added the new required `query` request parameter `q`",
+        )
+    ]
+    assert changes(with_optional, plain) == [
+        ("warning", "request-parameter-removed", "q", "deleted the `query` request parameter `q`")
+    ]
+    assert changes(with_optional, with_required) == [
+        (
+            "error",
+            "request-parameter-became-required",
+            "q",
+            "the `query` request parameter `q` became required",
+        )
+    ]
+    assert changes(with_required, with_optional) == [
+        (
+            "info",
+            "request-parameter-became-optional",
+            "q",
+            "the `query` request parameter `q` became optional",
+        )
+    ]
+
+
+def test_changes_through_refs_report_every_path_that_uses_the_schema():
+    schemas_old = {"P": obj(a={"type": "number", "format": "float"})}
+    schemas_new = {"P": obj(a=NUM)}
+    body = obj(x={"$ref": "#/components/schemas/P"}, y=obj(z={"$ref": "#/components/schemas/P"}))
+    result = changes(document(body, schemas=schemas_old), document(body, schemas=schemas_new))
+    assert [c[2] for c in result] == ["x/a", "y/z/a"]
+
+
+def test_recursive_schemas_terminate_and_report_once():
+    tree_old = obj(
+        value=NUM, children={"type": "array", "items": {"$ref": "#/components/schemas/Tree"}}
+    )
+    tree_new = obj(
+        value=STR, children={"type": "array", "items": {"$ref": "#/components/schemas/Tree"}}
+    )
+    body = {"$ref": "#/components/schemas/Tree"}
+    result = changes(
+        document(body, schemas={"Tree": tree_old}), document(body, schemas={"Tree": tree_new})
+    )
+    assert result == [
+        (
+            "error",
+            "request-property-type-changed",
+            "value",
+            "the `value` request property type changed from `number` to `string`",
+        )
+    ]
+
+
+def test_order_is_level_then_check_then_path():
+    old = obj(z=NUM, a={"type": "number", "format": "float"}, m=NUM)
+    new = obj(a=NUM, b=NUM, m={"type": "number", "default": 2})
+    result = diff_documents(parse(document(old)), parse(document(new)))
+    assert [(c.level, c.check, c.path) for c in result] == [
+        (Level.WARNING, "request-property-removed", "z"),
+        (Level.INFO, "new-optional-request-property", "b"),
+        (Level.INFO, "request-property-default-value-added", "m"),
+        (Level.INFO, "request-property-type-generalized", "a"),
+    ]
+
+
+def test_every_revision_diffed_with_itself_is_empty(index):
+    for revision in index:
+        assert diff_documents(revision.document, revision.document) == []
+
+
+def test_corpus_diffed_with_itself_is_empty(corpus):
+    assert diff_documents(corpus, corpus) == []
+
+
+def test_diff_cli_formats(capsys):
+    assert main(["diff", "ebd4756a41e4", "f26a23fab8e0", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data == [
+        {
+            "operation": "POST /rl/training-sessions/{session_id}/operations/optim-step",
+            "level": "warning",
+            "id": "request-property-removed",
+            "path": "weight_sync_type",
+            "message": "removed the request property `weight_sync_type`",
+        }
+    ]
+    assert main(["diff", "ebd4756a41e4", "spec/f26a23fab8e0.yaml", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out == (
+        "## `POST /rl/training-sessions/{session_id}/operations/optim-step`\n\n"
+        "- **warning** `request-property-removed`: removed the request property `weight_sync_type`\n"
+    )
+    assert main(["diff", "f26a23fab8e0", "f4885bc38424"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["diff", "f26a23fab8e0", "ebd4756a41e4", "--format", "text"]) == 0
+    assert capsys.readouterr().out == (
+        "error   new-required-request-property  POST /rl/training-sessions/{session_id}/operations/optim-step"
+        "  added the new required request property `weight_sync_type`\n"
+    )

@@ -1,0 +1,212 @@
+"""The parser: the IR it builds, and the errors it gives for what it cannot use."""
+
+from __future__ import annotations
+
+import pytest
+from specdocs import document, obj, parse
+
+from generator import ir
+from generator.errors import SpecError, UnsupportedConstructError
+
+OPTIM_STEP = "POST /rl/training-sessions/{session_id}/operations/optim-step"
+
+
+def test_revision_ir_of_the_optim_step_operation(index):
+    doc = index.get("f4885bc38424").document
+    assert doc.servers == ("https://api.together.ai/v1",)
+    assert doc.security == ("bearerAuth",)
+    assert doc.security_schemes == (
+        ir.SecurityScheme(name="bearerAuth", type="http", scheme="bearer"),
+    )
+    op = doc.operation(OPTIM_STEP)
+    assert op is not None and op.operation_id == "OptimStep" and op.tags == ("RL",)
+    assert [(p.name, p.location, p.required, p.description) for p in op.parameters] == [
+        ("session_id", "path", True, "Training session ID")
+    ]
+    assert op.request_body is not None and op.request_body.required
+    assert op.request_body.schema == ir.Ref(
+        name="RLOptimStepBody",
+        pointer=op.request_body.pointer + "/content/application~1json/schema",
+    )
+    assert [r.status for r in op.responses] == ["200", "default"]
+    assert op.response("default").description == "An unexpected error response."
+    assert doc.resolve(op.response("default").schema) is doc.schemas["ErrorData"]
+
+    muon = doc.schemas["RLMuonParams"]
+    assert isinstance(muon, ir.Object)
+    assert [p.name for p in muon.properties] == [
+        "learning_rate",
+        "momentum",
+        "newton_schulz_steps",
+        "weight_decay",
+        "grad_clip_norm",
+        "adam",
+    ]
+    steps = muon.property("newton_schulz_steps")
+    assert steps.schema == ir.Primitive(
+        type="integer",
+        pointer="/components/schemas/RLMuonParams/properties/newton_schulz_steps",
+        description="Number of Newton-Schulz iterations",
+    )
+    step = doc.schemas["RLOptimStepResult"].property("step")
+    assert step.required and isinstance(step.schema, ir.Union) and step.schema.kind == "oneOf"
+    assert [v.type for v in step.schema.variants] == ["string", "integer"]
+    assert step.schema.example == "100"
+    status = doc.schemas["RLTrainingOperationStatus"]
+    assert isinstance(status, ir.Enum) and status.default == "TRAINING_OPERATION_STATUS_UNSPECIFIED"
+    param = doc.schemas["ErrorDetails"].property("param").schema
+    assert param.nullable and param.default is None and param.has_default
+
+
+def test_baseline_formats_and_the_get_operation(index):
+    doc = index.get("baseline").document
+    body = doc.schemas["RLOptimStepBody"]
+    assert body.property("weight_sync_type").required
+    assert doc.schemas["RLAdamWParams"].property("beta1").schema.format == "float"
+    assert not body.property("max_grad_norm").schema.has_default
+    get = doc.operation("getOptimStepOperation")
+    assert get.method == "get" and [p.name for p in get.parameters] == [
+        "session_id",
+        "operation_id",
+    ]
+
+
+def test_missing_ref_target_names_its_pointer():
+    raw = document(obj(a={"$ref": "#/components/schemas/Nope"}))
+    with pytest.raises(SpecError) as caught:
+        parse(raw)
+    assert str(caught.value) == (
+        "test.yaml#/paths/~1things~1{thing_id}/post/requestBody/content/application~1json/schema"
+        "/properties/a/$ref: $ref target #/components/schemas/Nope does not exist"
+    )
+
+
+@pytest.mark.parametrize(
+    ("schema", "construct"),
+    [
+        ({"not": {"type": "string"}}, "the schema keyword 'not'"),
+        (
+            {"type": "object", "patternProperties": {"^x": {}}},
+            "the schema keyword 'patternProperties'",
+        ),
+        ({"$ref": "other.yaml#/X"}, "the external $ref 'other.yaml#/X'"),
+        ({"enum": [1, "a"]}, "an enum of values that are not all strings or all integers"),
+        (
+            {"allOf": [{"type": "string"}, {"type": "integer"}]},
+            "allOf of a schema that is not an object",
+        ),
+    ],
+)
+def test_unsupported_constructs_are_errors_naming_pointer_and_construct(schema, construct):
+    with pytest.raises(UnsupportedConstructError) as caught:
+        parse(document(obj(a=schema)))
+    assert construct in caught.value.message
+    assert caught.value.pointer.startswith(
+        "/paths/~1things~1{thing_id}/post/requestBody/content/application~1json/schema/properties/a"
+    )
+
+
+def test_recursive_schemas_parse_without_looping():
+    raw = document(
+        {"$ref": "#/components/schemas/Node"},
+        schemas={"Node": obj(next={"$ref": "#/components/schemas/Node"})},
+    )
+    doc = parse(raw)
+    node = doc.schemas["Node"]
+    assert node.property("next").schema.name == "Node"
+    assert doc.resolve(node.property("next").schema) is node
+
+
+def test_all_of_merges_objects_and_keeps_ref_siblings():
+    schemas = {"A": obj(["a"], a={"type": "string"}), "B": obj(b={"type": "integer"})}
+    raw = document(
+        obj(
+            merged={
+                "allOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]
+            },
+            described={"allOf": [{"$ref": "#/components/schemas/A"}], "description": "the A"},
+            nullable={"allOf": [{"$ref": "#/components/schemas/A"}, {"nullable": True}]},
+        ),
+        schemas=schemas,
+    )
+    doc = parse(raw)
+    props = {
+        p.name: p.schema for p in doc.resolve(doc.operations[0].request_body.schema).properties
+    }
+    assert [(p.name, p.required) for p in props["merged"].properties] == [("a", True), ("b", False)]
+    assert props["described"] == ir.Ref(
+        name="A", pointer=props["described"].pointer, description="the A"
+    )
+    assert props["nullable"].nullable and props["nullable"].name == "A"
+
+
+def test_maps_arrays_and_type_lists():
+    doc = parse(
+        document(
+            obj(
+                tags={"type": "object", "additionalProperties": {"type": "string"}},
+                items={"type": "array", "items": {"type": "integer", "format": "int64"}},
+                either={"type": ["string", "integer"]},
+                free={"type": "object", "additionalProperties": True},
+            )
+        )
+    )
+    body = doc.operations[0].request_body.schema
+    props = {p.name: p.schema for p in body.properties}
+    assert isinstance(props["tags"], ir.Map) and props["tags"].values.type == "string"
+    assert isinstance(props["items"], ir.Array) and props["items"].items.format == "int64"
+    assert isinstance(props["either"], ir.Union) and [v.type for v in props["either"].variants] == [
+        "string",
+        "integer",
+    ]
+    assert isinstance(props["free"], ir.Object) and props["free"].additional_properties is True
+
+
+def test_string_defaults_on_typed_fields_are_coerced_and_reported():
+    doc = parse(
+        document(
+            obj(
+                rate={"type": "number", "default": "0.9"},
+                count={"type": "integer", "default": "20"},
+                flag={"type": "boolean", "default": "auto"},
+            )
+        )
+    )
+    props = {p.name: p.schema for p in doc.operations[0].request_body.schema.properties}
+    assert props["rate"].default == 0.9 and props["count"].default == 20
+    assert not props["flag"].has_default
+    messages = [str(d) for d in doc.diagnostics]
+    base = (
+        "/paths/~1things~1{thing_id}/post/requestBody/content/application~1json/schema/properties"
+    )
+    assert messages == [
+        f"{base}/rate/default: string '0.9' read as the number 0.9",
+        f"{base}/count/default: string '20' read as the integer 20",
+        f"{base}/flag/default: 'auto' is not a valid boolean; ignored",
+    ]
+
+
+def test_malformed_structure_is_a_spec_error():
+    raw = document(obj())
+    raw["paths"]["/things/{thing_id}"]["post"]["parameters"][0]["in"] = "body"
+    with pytest.raises(
+        SpecError, match=r"parameters/0/in: must be path, query, header or cookie, got 'body'"
+    ):
+        parse(raw)
+
+
+def test_the_whole_corpus_loads(corpus):
+    assert len(corpus.operations) == 99
+    assert sum(1 for op in corpus.operations if op.operation_id) == 60
+    assert len(corpus.schemas) == 243
+    optim = corpus.operation(OPTIM_STEP)
+    assert optim.operation_id == "OptimStep"
+    assert (
+        corpus.resolve(optim.request_body.schema).property("learning_rate").schema.default == 0.0001
+    )
+    coerced = [d for d in corpus.diagnostics if "read as the" in d.message]
+    assert len(coerced) == 18
+    assert any(
+        d.pointer == "/components/schemas/RL.AdamWOptimizerParams/properties/eps/example"
+        for d in coerced
+    )

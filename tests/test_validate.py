@@ -1,0 +1,123 @@
+"""``python -m generator validate`` and the revision index."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, ROOT, SPEC_DIR
+
+from generator.cli import main
+from generator.errors import RevisionError
+from generator.revisions import load_index
+
+
+def test_every_revision_in_spec_is_valid(capsys):
+    assert main(["validate"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(": valid") == 6
+
+
+def test_missing_ref_target_fails_with_its_pointer(capsys):
+    assert main(["validate", str(FIXTURES / "missing-ref.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "missing-ref.yaml#/paths/~1things/post/requestBody/content/application~1json/schema/$ref"
+        in out
+    )
+    assert "$ref target #/components/schemas/Thing does not exist" in out
+
+
+def test_wrong_type_fails_with_its_pointer(capsys):
+    assert main(["validate", str(FIXTURES / "wrong-type.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "wrong-type.yaml#/components/schemas/Thing/properties/count/type: unknown type 'numbr'"
+        in out
+    )
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path, capsys):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("openapi: 3.1.0\ninfo: [unclosed\n")
+    assert main(["validate", str(broken)]) == 1
+    assert "not valid YAML at line" in capsys.readouterr().out
+
+
+def test_module_entry_point_exits_1_on_invalid_documents():
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", str(FIXTURES / "wrong-type.yaml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert "1 of 1 documents are invalid" in result.stderr
+
+
+def test_index_lists_the_six_revisions_in_order():
+    index = load_index(SPEC_DIR)
+    assert [r.id for r in index] == [
+        "baseline",
+        "0c4fdad77435",
+        "9ccc57e5e4b9",
+        "ebd4756a41e4",
+        "f26a23fab8e0",
+        "f4885bc38424",
+    ]
+    assert [r.date and r.date.isoformat() for r in index] == [
+        None,
+        "2026-07-26",
+        "2026-07-31",
+        "2026-08-04",
+        "2026-08-08",
+        None,
+    ]
+    assert all(r.note for r in index)
+
+
+def write_index(folder: Path, text: str) -> Path:
+    (folder / "a.yaml").write_text("openapi: 3.1.0\n")
+    (folder / "revisions.yaml").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("revisions: []\n", "expected a non-empty list under 'revisions'"),
+        (
+            "revisions:\n  - {id: baseline, date: null, file: b.yaml, note: x}\n",
+            "revisions[0].file: 'b.yaml' is not a file",
+        ),
+        (
+            "revisions:\n  - {id: first, date: null, file: a.yaml, note: x}\n",
+            "the first revision must be 'baseline'",
+        ),
+        (
+            "revisions:\n  - {id: baseline, date: 2026-13-01, file: a.yaml, note: x}\n",
+            "revisions.yaml#/: not valid YAML: month must be in 1..12",
+        ),
+        (
+            "revisions:\n  - {id: baseline, date: '2026-13-01', file: a.yaml, note: x}\n",
+            "revisions[0].date: '2026-13-01' is not an ISO date",
+        ),
+        (
+            "revisions:\n  - {id: baseline, date: 2026-02-01, file: a.yaml, note: x}\n"
+            "  - {id: b, date: 2026-01-01, file: a.yaml, note: x}\n",
+            "revisions[1].date: 2026-01-01 is earlier than the revision before it",
+        ),
+        (
+            "revisions:\n  - {id: baseline, date: null, file: a.yaml, note: x}\n"
+            "  - {id: baseline, date: null, file: a.yaml, note: x}\n",
+            "revisions[1].id: revision 'baseline' is listed twice",
+        ),
+        ("revisions:\n  - {id: baseline, file: a.yaml}\n", "revisions[0]: missing date, note"),
+    ],
+)
+def test_index_errors_name_the_entry(tmp_path, text, message):
+    with pytest.raises(RevisionError) as caught:
+        load_index(write_index(tmp_path, text))
+    assert message in str(caught.value)
