@@ -14,10 +14,12 @@ from .diff import Change, diff_documents
 from .errors import GeneratorError
 from .ir import Document
 from .parser import parse_file
+from .render import read_tree, render_all, tree_differences, write_tree
 from .revisions import load_index
 from .validate import validate_file
 
 DEFAULT_SPEC_DIR = Path("spec")
+DEFAULT_OUT = Path("generated")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,6 +62,29 @@ def _parser() -> argparse.ArgumentParser:
         help='"METHOD /path" or an operationId, e.g. "POST /rl/training-sessions/{session_id}/operations/optim-step"',
     )
     history.set_defaults(run=_changelog)
+
+    generate = commands.add_parser(
+        "generate", help="render every revision's package into generated/"
+    )
+    generate.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help="output folder (default: generated)"
+    )
+    generate.add_argument(
+        "--revision",
+        action="append",
+        dest="revisions",
+        metavar="ID",
+        help="only this revision (repeatable)",
+    )
+    generate.set_defaults(run=_generate)
+
+    check = commands.add_parser(
+        "check", help="exit 1 with a diff if generated/ is not what generate renders"
+    )
+    check.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help="the folder to check (default: generated)"
+    )
+    check.set_defaults(run=_check)
     return parser
 
 
@@ -121,4 +146,29 @@ def _changelog(args: argparse.Namespace) -> int:
         raise GeneratorError(str(exc)) from None
     entries = changelog.for_operation(changelog.history(index), operation.key)
     print(changelog.operation_markdown(operation, entries, len(index)), end="")
+    return 0
+
+
+def _generate(args: argparse.Namespace) -> int:
+    index = load_index(args.spec_dir)
+    files = render_all(index, args.revisions)
+    write_tree(files, args.out, only=args.revisions)
+    count = len(args.revisions) if args.revisions else len(index)
+    print(f"rendered {len(files)} files of {count} revisions into {args.out}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    expected = render_all(load_index(args.spec_dir))
+    differences = list(tree_differences(expected, read_tree(args.out), label=str(args.out)))
+    for difference in differences:
+        print(difference, end="" if difference.endswith("\n") else "\n")
+    if differences:
+        print(
+            f"{len(differences)} files in {args.out} differ from what the generator renders; "
+            "run `python -m generator generate` (or `nox -s generate`) and commit the result",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{args.out} matches what the generator renders")
     return 0

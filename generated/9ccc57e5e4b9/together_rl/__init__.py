@@ -1,0 +1,23 @@
+"""The Together RL training API, revision 9ccc57e5e4b9 of 2026-07-31: typed models of its optim-step
+operations.
+"""
+
+from ._model import UNSET, RevisionMismatchError, Unset, ValidationError
+
+SPEC_REVISION = "9ccc57e5e4b9"
+"""The API revision this package was generated from."""
+
+SPEC_DATE: str | None = "2026-07-31"
+"""The date of that revision (ISO 8601), or None where it is not known."""
+
+__version__ = "3.0.0"
+
+__all__ = [
+    "SPEC_DATE",
+    "SPEC_REVISION",
+    "UNSET",
+    "RevisionMismatchError",
+    "Unset",
+    "ValidationError",
+    "__version__",
+]

@@ -1,0 +1,387 @@
+"""The models of the Together RL API, revision f26a23fab8e0.
+
+Request models check what they send: a wrong type, an unknown field or an unknown enum value
+raises ValidationError naming its JSON path. Response models are tolerant, since a newer server
+may answer: unknown enum values are kept as strings and unknown fields in ``extra``. Fields left
+out are UNSET and not sent.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ._model import (
+    UNSET,
+    Model,
+    Unset,
+    check_integer,
+    check_number,
+    check_string,
+    nullable,
+    one_of,
+    open_enum,
+    optional,
+    put,
+    required,
+    write_enum,
+    write_model,
+)
+
+__all__ = [
+    "ErrorData",
+    "ErrorDetails",
+    "RLAdamParams",
+    "RLMuonParams",
+    "RLOptimStepBody",
+    "RLOptimStepOperation",
+    "RLOptimStepResult",
+    "RLTrainingOperationError",
+    "RLTrainingOperationErrorCode",
+    "RLTrainingOperationStatus",
+]
+
+
+class RLTrainingOperationStatus(enum.StrEnum):
+    """The values of ``RLTrainingOperationStatus``."""
+
+    TRAINING_OPERATION_STATUS_UNSPECIFIED = "TRAINING_OPERATION_STATUS_UNSPECIFIED"
+    TRAINING_OPERATION_STATUS_PENDING = "TRAINING_OPERATION_STATUS_PENDING"
+    TRAINING_OPERATION_STATUS_RUNNING = "TRAINING_OPERATION_STATUS_RUNNING"
+    TRAINING_OPERATION_STATUS_COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
+    TRAINING_OPERATION_STATUS_FAILED = "TRAINING_OPERATION_STATUS_FAILED"
+
+
+class RLTrainingOperationErrorCode(enum.StrEnum):
+    """Application error code for a failed training operation"""
+
+    TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED = "TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED"
+    TRAINING_OPERATION_ERROR_CODE_RESOURCE_EXHAUSTED = (
+        "TRAINING_OPERATION_ERROR_CODE_RESOURCE_EXHAUSTED"
+    )
+    TRAINING_OPERATION_ERROR_CODE_TIMEOUT = "TRAINING_OPERATION_ERROR_CODE_TIMEOUT"
+    TRAINING_OPERATION_ERROR_CODE_INTERNAL_ERROR = "TRAINING_OPERATION_ERROR_CODE_INTERNAL_ERROR"
+    TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE = (
+        "TRAINING_OPERATION_ERROR_CODE_SESSION_NOT_ACTIVE"
+    )
+    TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT = "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
+    TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS = "TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS"
+
+
+@dataclass(kw_only=True)
+class RLOptimStepBody(Model):
+    """Request body for an optimizer step."""
+
+    _FIELDS: ClassVar[frozenset[str]] = frozenset({"adam_params", "muon_params"})
+    _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
+        "adamw_params": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
+        "learning_rate": "was removed in revision 0c4fdad77435, 2026-07-26",
+        "max_grad_norm": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
+        "weight_sync_type": "was removed in revision f26a23fab8e0, 2026-08-08",
+    }
+
+    adam_params: RLAdamParams | Unset = UNSET
+    """Per-step Adam optimizer overrides."""
+
+    muon_params: RLMuonParams | Unset = UNSET
+    """Per-step Muon optimizer overrides"""
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "") -> RLOptimStepBody:
+        fields, _ = cls._fields_of(data, path)
+        return cls(
+            adam_params=optional(fields, "adam_params", path, RLAdamParams.from_dict),
+            muon_params=optional(fields, "muon_params", path, RLMuonParams.from_dict),
+        )
+
+    def to_dict(self, path: str = "") -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        put(data, "adam_params", self.adam_params, path, write_model(RLAdamParams))
+        put(data, "muon_params", self.muon_params, path, write_model(RLMuonParams))
+        return data
+
+
+@dataclass(kw_only=True)
+class RLAdamParams(Model):
+    """Per-step Adam optimizer overrides."""
+
+    _FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"learning_rate", "beta1", "beta2", "eps", "weight_decay", "grad_clip_norm"}
+    )
+
+    learning_rate: float | Unset = UNSET
+    """Learning rate for the Adam-tuned parameters"""
+
+    beta1: float | Unset = UNSET
+    """Exponential decay rate for the first-moment estimate"""
+
+    beta2: float | Unset = UNSET
+    """Exponential decay rate for the second-moment estimate"""
+
+    eps: float | Unset = UNSET
+    """Epsilon for numerical stability"""
+
+    weight_decay: float | Unset = UNSET
+    """Weight decay coefficient"""
+
+    grad_clip_norm: float | Unset = UNSET
+    """Maximum gradient norm for this step, gradients across all model parameters are clipped to
+    this value. Set to 0 to disable gradient clipping. When unset, gradients are clipped to the
+    session default (1.0).
+    """
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "") -> RLAdamParams:
+        fields, _ = cls._fields_of(data, path)
+        return cls(
+            learning_rate=optional(fields, "learning_rate", path, check_number),
+            beta1=optional(fields, "beta1", path, check_number),
+            beta2=optional(fields, "beta2", path, check_number),
+            eps=optional(fields, "eps", path, check_number),
+            weight_decay=optional(fields, "weight_decay", path, check_number),
+            grad_clip_norm=optional(fields, "grad_clip_norm", path, check_number),
+        )
+
+    def to_dict(self, path: str = "") -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        put(data, "learning_rate", self.learning_rate, path, check_number)
+        put(data, "beta1", self.beta1, path, check_number)
+        put(data, "beta2", self.beta2, path, check_number)
+        put(data, "eps", self.eps, path, check_number)
+        put(data, "weight_decay", self.weight_decay, path, check_number)
+        put(data, "grad_clip_norm", self.grad_clip_norm, path, check_number)
+        return data
+
+
+@dataclass(kw_only=True)
+class RLMuonParams(Model):
+    """Per-step Muon optimizer overrides"""
+
+    _FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {
+            "learning_rate",
+            "momentum",
+            "newton_schulz_steps",
+            "weight_decay",
+            "grad_clip_norm",
+            "adam",
+        }
+    )
+    _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
+        "adamw": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
+        "lr": "was removed in revision 0c4fdad77435, 2026-07-26",
+    }
+
+    learning_rate: float | Unset = UNSET
+    """Learning rate for this Muon optimizer step."""
+
+    momentum: float | Unset = UNSET
+    """Momentum coefficient"""
+
+    newton_schulz_steps: int | Unset = UNSET
+    """Number of Newton-Schulz iterations"""
+
+    weight_decay: float | Unset = UNSET
+    """Weight decay coefficient"""
+
+    grad_clip_norm: float | Unset = UNSET
+    """Maximum gradient norm for this step, gradients across all model parameters are clipped to
+    this value. Set to 0 to disable gradient clipping. When unset, gradients are clipped to the
+    session default (1.0).
+    """
+
+    adam: RLAdamParams | Unset = UNSET
+    """Per-step Adam optimizer overrides."""
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "") -> RLMuonParams:
+        fields, _ = cls._fields_of(data, path)
+        return cls(
+            learning_rate=optional(fields, "learning_rate", path, check_number),
+            momentum=optional(fields, "momentum", path, check_number),
+            newton_schulz_steps=optional(fields, "newton_schulz_steps", path, check_integer),
+            weight_decay=optional(fields, "weight_decay", path, check_number),
+            grad_clip_norm=optional(fields, "grad_clip_norm", path, check_number),
+            adam=optional(fields, "adam", path, RLAdamParams.from_dict),
+        )
+
+    def to_dict(self, path: str = "") -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        put(data, "learning_rate", self.learning_rate, path, check_number)
+        put(data, "momentum", self.momentum, path, check_number)
+        put(data, "newton_schulz_steps", self.newton_schulz_steps, path, check_integer)
+        put(data, "weight_decay", self.weight_decay, path, check_number)
+        put(data, "grad_clip_norm", self.grad_clip_norm, path, check_number)
+        put(data, "adam", self.adam, path, write_model(RLAdamParams))
+        return data
+
+
+@dataclass(kw_only=True)
+class RLOptimStepOperation(Model):
+    """Async optimizer step operation"""
+
+    _FIELDS: ClassVar[frozenset[str]] = frozenset({"id", "status", "output", "error"})
+    _STRICT: ClassVar[bool] = False
+
+    id: str
+    """Operation ID"""
+
+    status: RLTrainingOperationStatus | str
+
+    output: RLOptimStepResult | Unset = UNSET
+    """Result of an optimizer step operation"""
+
+    error: RLTrainingOperationError | Unset = UNSET
+    """Error details for a failed training operation"""
+
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields the server sent that this revision does not define, as received."""
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "") -> RLOptimStepOperation:
+        fields, extra = cls._fields_of(data, path)
+        return cls(
+            id=required(fields, "id", path, check_string),
+            status=required(fields, "status", path, open_enum(RLTrainingOperationStatus)),
+            output=optional(fields, "output", path, RLOptimStepResult.from_dict),
+            error=optional(fields, "error", path, RLTrainingOperationError.from_dict),
+            extra=extra,
+        )
+
+    def to_dict(self, path: str = "") -> dict[str, Any]:
+        data: dict[str, Any] = dict(self.extra)
+        put(data, "id", self.id, path, check_string)
+        put(data, "status", self.status, path, write_enum)
+        put(data, "output", self.output, path, write_model(RLOptimStepResult))
+        put(data, "error", self.error, path, write_model(RLTrainingOperationError))
+        return data
+
+
+@dataclass(kw_only=True)
+class RLOptimStepResult(Model):
+    """Result of an optimizer step operation"""
+
+    _FIELDS: ClassVar[frozenset[str]] = frozenset({"step"})
+    _STRICT: ClassVar[bool] = False
+
+    step: str | int
+    """Step number"""
+
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields the server sent that this revision does not define, as received."""
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "") -> RLOptimStepResult:
+        fields, extra = cls._fields_of(data, path)
+        return cls(
+            step=required(fields, "step", path, one_of(check_string, check_integer)),
+            extra=extra,
+        )
+
+    def to_dict(self, path: str = "") -> dict[str, Any]:
+        data: dict[str, Any] = dict(self.extra)
+        put(data, "step", self.step, path, one_of(check_string, check_integer))
+        return data
+
+
+@dataclass(kw_only=True)
+class RLTrainingOperationError(Model):
+    """Error details for a failed training operation"""
+
+    _FIELDS: ClassVar[frozenset[str]] = frozenset({"code", "message"})
+    _STRICT: ClassVar[bool] = False
+
+    code: RLTrainingOperationErrorCode | str | Unset = UNSET
+    """Application error code for a failed training operation"""
+
+    message: str | Unset = UNSET
+    """Human-readable error message"""
+
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields the server sent that this revision does not define, as received."""
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "") -> RLTrainingOperationError:
+        fields, extra = cls._fields_of(data, path)
+        return cls(
+            code=optional(fields, "code", path, open_enum(RLTrainingOperationErrorCode)),
+            message=optional(fields, "message", path, check_string),
+            extra=extra,
+        )
+
+    def to_dict(self, path: str = "") -> dict[str, Any]:
+        data: dict[str, Any] = dict(self.extra)
+        put(data, "code", self.code, path, write_enum)
+        put(data, "message", self.message, path, check_string)
+        return data
+
+
+@dataclass(kw_only=True)
+class ErrorData(Model):
+    """The body of an error response."""
+
+    _FIELDS: ClassVar[frozenset[str]] = frozenset({"error"})
+    _STRICT: ClassVar[bool] = False
+
+    error: ErrorDetails
+    """What went wrong."""
+
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields the server sent that this revision does not define, as received."""
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "") -> ErrorData:
+        fields, extra = cls._fields_of(data, path)
+        return cls(
+            error=required(fields, "error", path, ErrorDetails.from_dict),
+            extra=extra,
+        )
+
+    def to_dict(self, path: str = "") -> dict[str, Any]:
+        data: dict[str, Any] = dict(self.extra)
+        put(data, "error", self.error, path, write_model(ErrorDetails))
+        return data
+
+
+@dataclass(kw_only=True)
+class ErrorDetails(Model):
+    """What went wrong."""
+
+    _FIELDS: ClassVar[frozenset[str]] = frozenset({"message", "type", "param", "code"})
+    _STRICT: ClassVar[bool] = False
+
+    message: str
+    """Human-readable error message"""
+
+    type: str
+    """Error category"""
+
+    param: str | None | Unset = UNSET
+    """The request parameter the error is about, if any"""
+
+    code: str | None | Unset = UNSET
+    """Machine-readable error code, if any"""
+
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields the server sent that this revision does not define, as received."""
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "") -> ErrorDetails:
+        fields, extra = cls._fields_of(data, path)
+        return cls(
+            message=required(fields, "message", path, check_string),
+            type=required(fields, "type", path, check_string),
+            param=optional(fields, "param", path, nullable(check_string)),
+            code=optional(fields, "code", path, nullable(check_string)),
+            extra=extra,
+        )
+
+    def to_dict(self, path: str = "") -> dict[str, Any]:
+        data: dict[str, Any] = dict(self.extra)
+        put(data, "message", self.message, path, check_string)
+        put(data, "type", self.type, path, check_string)
+        put(data, "param", self.param, path, nullable(check_string))
+        put(data, "code", self.code, path, nullable(check_string))
+        return data

@@ -1,0 +1,21 @@
+"""The Together RL training API, revision f4885bc38424: typed models of its optim-step operations."""
+
+from ._model import UNSET, RevisionMismatchError, Unset, ValidationError
+
+SPEC_REVISION = "f4885bc38424"
+"""The API revision this package was generated from."""
+
+SPEC_DATE: str | None = None
+"""The date of that revision (ISO 8601), or None where it is not known."""
+
+__version__ = "5.0.1"
+
+__all__ = [
+    "SPEC_DATE",
+    "SPEC_REVISION",
+    "UNSET",
+    "RevisionMismatchError",
+    "Unset",
+    "ValidationError",
+    "__version__",
+]

@@ -1,0 +1,144 @@
+"""The view of an operation's reference page (``docs/<operationId>.md``), in the format of the
+API's documentation site: schema trees as nested bullet lines."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from . import ir
+
+
+@dataclass(frozen=True)
+class Line:
+    """A bullet line and the lines nested under it."""
+
+    text: str
+    children: tuple[Line, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResponseSection:
+    status: str
+    description: str
+    body: Line | None
+
+
+@dataclass(frozen=True)
+class OperationPage:
+    operation: ir.Operation
+    parameters: tuple[tuple[str, tuple[Line, ...]], ...]
+    """``("Path parameters", lines)``, then query, header and cookie parameters where present."""
+    request_body: Line | None
+    responses: tuple[ResponseSection, ...]
+    """The success responses, in full."""
+    other_responses: tuple[ir.Response, ...]
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.operation.operation_id or self.operation.method + self.operation.path}.md"
+
+
+_LOCATIONS = (
+    ("path", "Path parameters"),
+    ("query", "Query parameters"),
+    ("header", "Header parameters"),
+    ("cookie", "Cookie parameters"),
+)
+
+
+def operation_page(doc: ir.Document, operation: ir.Operation) -> OperationPage:
+    tree = _Tree(doc)
+    parameters = []
+    for location, heading in _LOCATIONS:
+        lines = tuple(
+            Line(
+                _describe(
+                    f"`{p.name}` {tree.label(p.schema)}",
+                    p.required,
+                    p.description or tree.description(p.schema),
+                )
+            )
+            for p in operation.parameters
+            if p.location == location
+        )
+        if lines:
+            parameters.append((heading, lines))
+    body = operation.request_body
+    return OperationPage(
+        operation=operation,
+        parameters=tuple(parameters),
+        request_body=tree.root(body.schema) if body and body.schema else None,
+        responses=tuple(
+            ResponseSection(r.status, r.description, tree.root(r.schema) if r.schema else None)
+            for r in operation.responses
+            if r.status.startswith("2")
+        ),
+        other_responses=tuple(r for r in operation.responses if not r.status.startswith("2")),
+    )
+
+
+def _describe(head: str, required: bool, description: str | None) -> str:
+    text = head + (", required" if required else "")
+    return f"{text} — {description}" if description else text
+
+
+class _Tree:
+    def __init__(self, doc: ir.Document) -> None:
+        self.doc = doc
+
+    def label(self, schema: ir.Schema) -> str:
+        """How a schema is named on the page: a component's name, an enum's quoted values, a type."""
+        resolved = self.doc.resolve(schema)
+        if isinstance(resolved, ir.Enum):
+            return " | ".join(
+                f"'{v}'" if isinstance(v, str) else json.dumps(v) for v in resolved.values
+            )
+        if isinstance(schema, ir.Ref):
+            return schema.name
+        if isinstance(resolved, ir.Primitive):
+            return resolved.type
+        if isinstance(resolved, ir.Union):
+            return "union"
+        if isinstance(resolved, ir.Array):
+            return f"array of {self.label(resolved.items)}"
+        if isinstance(resolved, ir.Map):
+            return f"map of {self.label(resolved.values)}"
+        if isinstance(resolved, ir.Object):
+            return "object"
+        return "any"
+
+    def description(self, schema: ir.Schema) -> str | None:
+        """A property's own description, else the description of the schema it refers to."""
+        return schema.description or self.doc.resolve(schema).description
+
+    def root(self, schema: ir.Schema) -> Line:
+        head = self.label(schema)
+        description = self.description(schema)
+        return Line(
+            f"{head} — {description}" if description else head, self.children(schema, frozenset())
+        )
+
+    def children(self, schema: ir.Schema, seen: frozenset[str]) -> tuple[Line, ...]:
+        if isinstance(schema, ir.Ref):
+            if schema.name in seen:  # a recursive schema is shown once
+                return ()
+            seen = seen | {schema.name}
+        resolved = self.doc.resolve(schema)
+        if isinstance(resolved, ir.Object):
+            return tuple(
+                Line(
+                    _describe(
+                        f"`{p.name}` {self.label(p.schema)}", p.required, self.description(p.schema)
+                    ),
+                    self.children(p.schema, seen),
+                )
+                for p in resolved.properties
+            )
+        if isinstance(resolved, ir.Union):
+            return tuple(Line(self.label(v), self.children(v, seen)) for v in resolved.variants)
+        if isinstance(resolved, ir.Array):
+            return self.children(resolved.items, seen)
+        if isinstance(resolved, ir.Map):
+            return self.children(resolved.values, seen)
+        return ()

@@ -1,0 +1,47 @@
+"""Small valid JSON values for a schema, for the examples in generated READMEs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ir
+
+
+def sample(doc: ir.Document, schema: ir.Schema, *, optional_object: bool = False) -> Any:
+    """A small value that matches ``schema``: the schema's example where it gives one, else a
+    value of its type. Objects get their required properties and, with ``optional_object``, their
+    first optional property that is itself an object (to show nesting)."""
+    if schema.example is not ir.NO_VALUE:
+        return schema.example
+    resolved = doc.resolve(schema)
+    if resolved.example is not ir.NO_VALUE:
+        return resolved.example
+    if isinstance(resolved, ir.Enum):
+        named = [v for v in resolved.values if not str(v).endswith("UNSPECIFIED")]
+        return (named or list(resolved.values))[0]
+    if isinstance(resolved, ir.Primitive):
+        return {"string": "text", "integer": 1, "number": 0.5, "boolean": True, "null": None}[
+            resolved.type
+        ]
+    if isinstance(resolved, ir.Array):
+        return [sample(doc, resolved.items)]
+    if isinstance(resolved, ir.Union):
+        return sample(doc, resolved.variants[0])
+    if isinstance(resolved, ir.Object):
+        value = {p.name: sample(doc, p.schema) for p in resolved.properties if p.required}
+        if optional_object:
+            nested = next(
+                (
+                    p
+                    for p in resolved.properties
+                    if not p.required and isinstance(doc.resolve(p.schema), ir.Object)
+                ),
+                None,
+            )
+            if nested is not None:
+                inner = doc.resolve(nested.schema)
+                assert isinstance(inner, ir.Object)
+                first = inner.properties[0] if inner.properties else None
+                value[nested.name] = {first.name: sample(doc, first.schema)} if first else {}
+        return value
+    return {}

@@ -1,0 +1,288 @@
+"""The Python view of a revision: the model classes, enums and fields the templates render.
+
+Built from the IR, so that templates hold layout only: every name, annotation and
+reader/writer expression is decided here.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from . import ir
+from .errors import UnsupportedConstructError
+from .revisions import Revision
+
+
+@dataclass(frozen=True)
+class PyField:
+    """A field of a generated model."""
+
+    name: str
+    """The Python attribute name."""
+    key: str
+    """The JSON property name."""
+    annotation: str
+    required: bool
+    reader: str
+    """An expression: a callable ``(value, path) -> Python value`` that checks the JSON value."""
+    writer: str
+    """An expression: a callable ``(value, path) -> JSON value`` that checks the Python value."""
+    doc: str | None
+
+
+@dataclass(frozen=True)
+class PyModel:
+    """A generated dataclass for an object schema."""
+
+    name: str
+    doc: str
+    fields: tuple[PyField, ...]
+    strict: bool
+    """Request models reject unknown fields; response models keep them in ``extra``."""
+    other_revisions: tuple[tuple[str, str], ...]
+    """``(json name, "was removed in revision ...")`` for fields of other revisions."""
+
+
+@dataclass(frozen=True)
+class PyEnum:
+    """A generated ``StrEnum``."""
+
+    name: str
+    doc: str
+    members: tuple[tuple[str, str], ...]
+    """``(member name, value)``."""
+
+
+@dataclass(frozen=True)
+class PyModule:
+    """Everything ``models.py`` defines, in a stable order."""
+
+    enums: tuple[PyEnum, ...]
+    models: tuple[PyModel, ...]
+
+    def model(self, name: str) -> PyModel:
+        return next(m for m in self.models if m.name == name)
+
+
+def class_name(name: str) -> str:
+    """A schema name as a Python class name: ``RL.OptimStepBody`` becomes ``RLOptimStepBody``."""
+    parts = re.split(r"[^0-9A-Za-z]+", name)
+    result = "".join(part[:1].upper() + part[1:] for part in parts if part)
+    if not result or result[0].isdigit():
+        result = "Schema" + result
+    return result
+
+
+def attribute_name(name: str) -> str:
+    """A JSON property name as a Python attribute name (snake_case, never a keyword)."""
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    snake = re.sub(r"[^0-9A-Za-z_]+", "_", snake).strip("_").lower() or "field"
+    if snake[0].isdigit():
+        snake = "field_" + snake
+    return snake + "_" if keyword.iskeyword(snake) or snake in ("extra",) else snake
+
+
+def member_name(value: str) -> str:
+    """An enum value as a member name: ``TRAINING_OPERATION_STATUS_PENDING`` stays as it is."""
+    name = re.sub(r"[^0-9A-Za-z]+", "_", value).strip("_").upper() or "EMPTY"
+    return "V_" + name if name[0].isdigit() else name
+
+
+def field_history(revisions: Sequence[Revision]) -> dict[str, list[frozenset[str]]]:
+    """For every object schema name, the JSON names of its properties in each revision."""
+    history: dict[str, list[frozenset[str]]] = {}
+    for position, revision in enumerate(revisions):
+        for name, schema in revision.document.schemas.items():
+            if isinstance(schema, ir.Object):
+                entry = history.setdefault(class_name(name), [frozenset()] * len(revisions))
+                entry[position] = frozenset(p.name for p in schema.properties)
+    return history
+
+
+def other_revision_notes(
+    revisions: Sequence[Revision], position: int, present: Sequence[frozenset[str]]
+) -> tuple[tuple[str, str], ...]:
+    """Where each field absent from ``revisions[position]`` was added or removed."""
+    notes = []
+    for key in sorted(set().union(*present) - present[position]):
+        events = []
+        earlier = [i for i in range(position) if key in present[i]]
+        if earlier:
+            removed = next(i for i in range(earlier[-1] + 1, position + 1) if key not in present[i])
+            events.append(f"was removed in revision {revisions[removed].label}")
+        later = next((i for i in range(position + 1, len(revisions)) if key in present[i]), None)
+        if later is not None:
+            verb = "added again" if earlier else "added"
+            events.append(f"was {verb} in revision {revisions[later].label}")
+        notes.append((key, " and ".join(events)))
+    return tuple(notes)
+
+
+class _Builder:
+    def __init__(self, doc: ir.Document, response_schemas: frozenset[str]) -> None:
+        self.doc = doc
+        self.response_schemas = response_schemas
+        self.enums: dict[str, PyEnum] = {}
+        self.models: dict[str, PyModel] = {}
+        self.pending: list[tuple[str, ir.Object, bool]] = []
+
+    def enum(self, name: str, schema: ir.Enum) -> str:
+        if schema.type != "string":
+            raise UnsupportedConstructError(schema.pointer, "an integer enum in a generated model")
+        if name not in self.enums:
+            members = tuple((member_name(str(v)), str(v)) for v in schema.values)
+            if len({m for m, _ in members}) != len(members):
+                raise UnsupportedConstructError(
+                    schema.pointer, "enum values that map to the same member name"
+                )
+            self.enums[name] = PyEnum(
+                name, schema.description or f"The values of ``{name}``.", members
+            )
+        return name
+
+    def types(self, schema: ir.Schema, owner: str, key: str, strict: bool) -> tuple[str, str, str]:
+        """``(annotation, reader, writer)`` of a schema used by a field of a model."""
+        resolved = self.doc.resolve(schema)
+        name = class_name(schema.name) if isinstance(schema, ir.Ref) else owner + class_name(key)
+        annotation, reader, writer = self._types(resolved, name, owner, key, strict)
+        if schema.nullable or resolved.nullable:
+            return f"{annotation} | None", f"nullable({reader})", f"nullable({writer})"
+        return annotation, reader, writer
+
+    def _types(
+        self, schema: ir.Schema, name: str, owner: str, key: str, strict: bool
+    ) -> tuple[str, str, str]:
+        if isinstance(schema, ir.Primitive):
+            if schema.type == "null":
+                raise UnsupportedConstructError(schema.pointer, "a property that can only be null")
+            python = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}[
+                schema.type
+            ]
+            check = f"check_{schema.type}"
+            return python, check, check
+        if isinstance(schema, ir.Enum):
+            self.enum(name, schema)
+            if strict:
+                return name, f"strict_enum({name})", f"strict_enum({name})"
+            return f"{name} | str", f"open_enum({name})", "write_enum"
+        if isinstance(schema, ir.Object):
+            if schema.properties or schema.additional_properties is False:
+                self.pending.append((name, schema, strict))
+                return name, f"{name}.from_dict", f"write_model({name})"
+            return "dict[str, Any]", "dict_of(check_any)", "dict_of(check_any)"
+        if isinstance(schema, ir.Array):
+            item, reader, writer = self.types(schema.items, owner, key + "Item", strict)
+            return f"list[{item}]", f"list_of({reader})", f"list_of({writer})"
+        if isinstance(schema, ir.Map):
+            value, reader, writer = self.types(schema.values, owner, key + "Value", strict)
+            return f"dict[str, {value}]", f"dict_of({reader})", f"dict_of({writer})"
+        if isinstance(schema, ir.Union):
+            parts = [
+                self.types(v, owner, f"{key}Option{i + 1}", strict)
+                for i, v in enumerate(schema.variants)
+            ]
+            return (
+                " | ".join(dict.fromkeys(p[0] for p in parts)),
+                f"one_of({', '.join(p[1] for p in parts)})",
+                f"one_of({', '.join(p[2] for p in parts)})",
+            )
+        return "Any", "check_any", "check_any"
+
+    def model(
+        self,
+        name: str,
+        schema: ir.Object,
+        strict: bool,
+        notes: Mapping[str, tuple[tuple[str, str], ...]],
+    ) -> None:
+        if name in self.models:
+            return
+        fields = []
+        names: set[str] = set()
+        for prop in schema.properties:
+            annotation, reader, writer = self.types(prop.schema, name, prop.name, strict)
+            attribute = attribute_name(prop.name)
+            if attribute in names:
+                raise UnsupportedConstructError(
+                    prop.schema.pointer, f"two properties named `{attribute}` in Python"
+                )
+            names.add(attribute)
+            fields.append(
+                PyField(
+                    name=attribute,
+                    key=prop.name,
+                    annotation=annotation if prop.required else f"{annotation} | Unset",
+                    required=prop.required,
+                    reader=reader,
+                    writer=writer,
+                    doc=_field_doc(self.doc, prop.schema),
+                )
+            )
+        self.models[name] = PyModel(
+            name=name,
+            doc=schema.description or f"The ``{name}`` object.",
+            fields=tuple(fields),
+            strict=strict,
+            other_revisions=notes.get(name, ()),
+        )
+
+
+def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
+    """The models of ``revisions[position]``, knowing the fields of every other revision."""
+    doc = revisions[position].document
+    history = field_history(revisions)
+    notes = {
+        name: other_revision_notes(revisions, position, present)
+        for name, present in history.items()
+    }
+    builder = _Builder(doc, _response_schemas(doc))
+    for schema_name, schema in doc.schemas.items():
+        name = class_name(schema_name)
+        if isinstance(schema, ir.Enum):
+            builder.enum(name, schema)
+        elif isinstance(schema, ir.Object):
+            builder.pending.append((name, schema, schema_name not in builder.response_schemas))
+    while builder.pending:
+        name, schema, strict = builder.pending.pop(0)
+        builder.model(name, schema, strict, notes)
+    return PyModule(enums=tuple(builder.enums.values()), models=tuple(builder.models.values()))
+
+
+def _response_schemas(doc: ir.Document) -> frozenset[str]:
+    """Names of the component schemas reachable from any response."""
+    found: set[str] = set()
+    todo = [r.schema for op in doc.operations for r in op.responses if r.schema is not None]
+    while todo:
+        schema = todo.pop()
+        if isinstance(schema, ir.Ref):
+            if schema.name in found:
+                continue
+            found.add(schema.name)
+            todo.append(doc.schemas[schema.name])
+        elif isinstance(schema, ir.Object):
+            todo.extend(p.schema for p in schema.properties)
+            if isinstance(
+                schema.additional_properties, (ir.Ref, ir.Object, ir.Array, ir.Map, ir.Union)
+            ):
+                todo.append(schema.additional_properties)
+        elif isinstance(schema, ir.Array):
+            todo.append(schema.items)
+        elif isinstance(schema, ir.Map):
+            todo.append(schema.values)
+        elif isinstance(schema, ir.Union):
+            todo.extend(schema.variants)
+    return frozenset(found)
+
+
+def _field_doc(doc: ir.Document, schema: ir.Schema) -> str | None:
+    """A field's docstring: its own description, else its schema's, and its default."""
+    resolved = doc.resolve(schema)
+    text = schema.description or (resolved.description if isinstance(schema, ir.Ref) else None)
+    default = schema.default if schema.has_default else resolved.default
+    if default not in (ir.NO_VALUE, None) and not isinstance(resolved, ir.Enum):
+        suffix = f"The server's default: ``{default!r}``."
+        text = f"{text.rstrip()}\n\n{suffix}" if text else suffix
+    return text

@@ -1,0 +1,327 @@
+"""Render ``templates/`` into one installable package per revision, and write or check the result.
+
+Every output file comes from one template (``docs/operation.md.jinja`` once per operation). Python
+files are formatted with the pinned black. Output is a pure function of ``spec/`` and
+``templates/``: no timestamps, no absolute paths, stable ordering.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shutil
+import tempfile
+import textwrap
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import black
+import jinja2
+
+from . import changelog, ir
+from .diff import Change
+from .docpage import OperationPage, operation_page
+from .errors import GeneratorError
+from .examples import sample
+from .pymodel import PyModule, build_module, class_name
+from .revisions import Revision, RevisionIndex
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+LINE_LENGTH = 100
+BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=LINE_LENGTH)
+
+# (template, output path) for every file of a package; ``{operation}`` files are per operation.
+PACKAGE_FILES: tuple[tuple[str, str], ...] = (
+    ("pyproject.toml.jinja", "pyproject.toml"),
+    ("README.md.jinja", "README.md"),
+    ("CHANGELOG.md.jinja", "CHANGELOG.md"),
+    ("docs/operation.md.jinja", "docs/{operation}"),
+    ("together_rl/__init__.py.jinja", "together_rl/__init__.py"),
+    ("together_rl/_model.py.jinja", "together_rl/_model.py"),
+    ("together_rl/models.py.jinja", "together_rl/models.py"),
+    ("together_rl/py.typed.jinja", "together_rl/py.typed"),
+)
+
+
+class RenderError(GeneratorError):
+    """A template failed to render, or rendered something black cannot parse."""
+
+
+@dataclass(frozen=True)
+class VersionedChanges:
+    """A revision, the package version generated from it, and its changes."""
+
+    revision: Revision
+    version: str
+    changes: tuple[Change, ...]
+    summary: str
+    first: bool
+
+
+def package_versions(index: Sequence[Revision]) -> list[VersionedChanges]:
+    """Versions derived from the history: a warning or error bumps the major version, only info
+    changes the minor, no change the patch. The first revision is 1.0.0."""
+    major, minor, patch = 1, 0, 0
+    result = [VersionedChanges(index[0], "1.0.0", (), "", True)]
+    for entry in changelog.history(index):
+        if entry.breaking:
+            major, minor, patch = major + 1, 0, 0
+        elif entry.changes:
+            minor, patch = minor + 1, 0
+        else:
+            patch += 1
+        result.append(
+            VersionedChanges(
+                entry.revision, f"{major}.{minor}.{patch}", entry.changes, entry.summary, False
+            )
+        )
+    return result
+
+
+# -- Jinja ---------------------------------------------------------------------------------------
+
+
+def docstring(text: str, indent: int) -> str:
+    """A triple-quoted docstring for ``text``, wrapped to the line length at ``indent``."""
+    width = LINE_LENGTH - indent
+    paragraphs = [
+        " ".join(p.split())
+        for p in text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').split("\n\n")
+    ]
+    paragraphs = [p for p in paragraphs if p]
+    if len(paragraphs) == 1 and len(paragraphs[0]) + 6 <= width:
+        return f'"""{paragraphs[0]}"""'
+    wrapped = ["\n".join(textwrap.wrap(p, width - 3, break_on_hyphens=False)) for p in paragraphs]
+    body = (
+        "\n\n".join(wrapped)
+        .replace("\n", "\n" + " " * indent)
+        .replace("\n" + " " * indent + "\n", "\n\n")
+    )
+    return f'"""{body}\n{" " * indent}"""'
+
+
+def pyrepr(value: Any) -> str:
+    """A Python literal; strings in double quotes, as black writes them."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(pyrepr(v) for v in value) + "]"
+    return repr(value)
+
+
+def environment(templates: Path = TEMPLATES_DIR) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters["docstring"] = docstring
+    env.filters["pyrepr"] = pyrepr
+    return env
+
+
+# -- one package -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Example:
+    imports: tuple[str, ...]
+    lines: tuple[str, ...]
+
+
+def _example(doc: ir.Document) -> Example:
+    """README usage: build the first request body and read its success response."""
+    operation = next(op for op in doc.operations if op.request_body and op.request_body.schema)
+    assert operation.request_body is not None and operation.request_body.schema is not None
+    body_schema = operation.request_body.schema
+    response = next(r for r in operation.responses if r.status.startswith("2") and r.schema)
+    assert response.schema is not None
+    body, reply = _model_name(body_schema), _model_name(response.schema)
+    body_json = sample(doc, body_schema, optional_object=True)
+    reply_json = sample(doc, response.schema)
+    return Example(
+        imports=tuple(sorted({body, reply})),
+        lines=(
+            f"body = {body}.from_dict({pyrepr(body_json)})",
+            "print(body.to_json())",
+            "",
+            f"reply = {reply}.from_dict({pyrepr(reply_json)})",
+            "print(reply)",
+        ),
+    )
+
+
+def _model_name(schema: ir.Schema) -> str:
+    if not isinstance(schema, ir.Ref):
+        raise RenderError(
+            "the README example needs request and response bodies that are named schemas"
+        )
+    return class_name(schema.name)
+
+
+def _helpers(module: PyModule) -> list[str]:
+    """The names models.py imports from ``_model``: only those it uses."""
+    used = {"Model", "put"}
+    text = " ".join(
+        f"{f.reader} {f.writer} {f.annotation}" for m in module.models for f in m.fields
+    )
+    for m in module.models:
+        for f in m.fields:
+            used.add("required" if f.required else "optional")
+            if not f.required:
+                used.update({"UNSET", "Unset"})
+    candidates = (
+        "check_string check_integer check_number check_boolean check_any nullable one_of list_of dict_of "
+        "strict_enum open_enum write_enum write_model"
+    ).split()
+    used.update(
+        name
+        for name in candidates
+        if name in text.replace("(", " ").replace(",", " ").replace(")", " ").split()
+    )
+    return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
+
+
+def render_package(
+    env: jinja2.Environment,
+    revisions: Sequence[Revision],
+    position: int,
+    versions: Sequence[VersionedChanges],
+) -> dict[str, bytes]:
+    """The files of one revision's package, by path relative to the package folder."""
+    revision = revisions[position]
+    doc = revision.document
+    module = build_module(revisions, position)
+    pages = [operation_page(doc, op) for op in doc.operations]
+    entries = changelog.history(revisions[: position + 1])
+    context: dict[str, Any] = {
+        "revision": revision,
+        "version": versions[position].version,
+        "entries": versions[: position + 1],
+        "module": module,
+        "helpers": _helpers(module),
+        "exports": sorted([e.name for e in module.enums] + [m.name for m in module.models]),
+        "pages": pages,
+        "example": _example(doc),
+    }
+    files: dict[str, bytes] = {"openapi.yaml": revision.file.read_bytes()}
+    for template_name, output in PACKAGE_FILES:
+        template = env.get_template(template_name)
+        if "{operation}" in output:
+            for page in pages:
+                changes = changelog.changes_section(
+                    changelog.for_operation(entries, page.operation.key), limit=4
+                )
+                text = _render(template, output, page=page, changes=changes, **context)
+                files[output.format(operation=page.file_name)] = text.encode()
+        else:
+            files[output] = _render(template, output, **context).encode()
+    return files
+
+
+def _render(template: jinja2.Template, output: str, **context: Any) -> str:
+    try:
+        text = template.render(**context)
+    except jinja2.TemplateError as exc:
+        raise RenderError(f"{template.name}: {exc}") from exc
+    if output.endswith(".py"):
+        try:
+            text = black.format_str(text, mode=BLACK_MODE)
+        except black.InvalidInput as exc:
+            raise RenderError(
+                f"{template.name} rendered invalid Python for {output}: {exc}"
+            ) from exc
+    return text
+
+
+def render_all(index: RevisionIndex, revision_ids: Sequence[str] | None = None) -> dict[str, bytes]:
+    """Every package's files, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...)."""
+    env = environment()
+    revisions = list(index)
+    versions = package_versions(revisions)
+    wanted = set(revision_ids) if revision_ids else {r.id for r in revisions}
+    for revision_id in wanted:
+        index.get(revision_id)  # an unknown id is an error
+    files: dict[str, bytes] = {}
+    for position, revision in enumerate(revisions):
+        if revision.id in wanted:
+            for path, content in render_package(env, revisions, position, versions).items():
+                files[f"{revision.id}/{path}"] = content
+    return files
+
+
+# -- writing and checking --------------------------------------------------------------------------
+
+
+def write_tree(files: dict[str, bytes], out: Path, *, only: Sequence[str] | None = None) -> None:
+    """Write ``files`` under ``out``, replacing it (or only its ``only`` subfolders) atomically:
+    everything is written to a temporary folder beside ``out`` first, so a failure leaves ``out``
+    as it was."""
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        for path, content in files.items():
+            target = staging / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        if only is None:
+            _swap(staging, out)
+        else:
+            out.mkdir(exist_ok=True)
+            for name in only:
+                _swap(staging / name, out / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _swap(new: Path, target: Path) -> None:
+    """Put ``new`` where ``target`` is, with a rename for each (atomic on one file system)."""
+    old = target.with_name(f".{target.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(new, target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root``, by relative path with ``/`` separators."""
+    if not root.is_dir():
+        return {}
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith(".pyc")
+    }
+
+
+def tree_differences(
+    expected: dict[str, bytes], actual: dict[str, bytes], *, label: str
+) -> Iterator[str]:
+    """Unified diffs, ``actual`` (on disk) against ``expected`` (what the generator renders)."""
+    for path in sorted(expected.keys() | actual.keys()):
+        want, have = expected.get(path), actual.get(path)
+        if want == have:
+            continue
+        if have is None:
+            yield f"missing: {label}/{path}\n"
+        elif want is None:
+            yield f"extra: {label}/{path} (the generator does not render it)\n"
+        else:
+            yield "".join(
+                difflib.unified_diff(
+                    have.decode(errors="replace").splitlines(keepends=True),
+                    want.decode(errors="replace").splitlines(keepends=True),
+                    fromfile=f"{label}/{path} (on disk)",
+                    tofile=f"{label}/{path} (rendered)",
+                )
+            )
