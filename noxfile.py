@@ -17,6 +17,21 @@ TORCH = "torch==2.13.0"
 
 
 @nox.session
+def generate(session: nox.Session) -> None:
+    """Render every spec revision into generated/ (``-- --revision ID`` for one)."""
+    session.install("-e", ".")
+    session.run("python", "-m", "generator", "validate")
+    session.run("python", "-m", "generator", "generate", *session.posargs)
+
+
+@nox.session
+def check(session: nox.Session) -> None:
+    """Fail with a diff if generated/ is not what the generator renders."""
+    session.install("-e", ".")
+    session.run("python", "-m", "generator", "check")
+
+
+@nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite (pass pytest arguments after ``--``)."""
     session.install(TORCH)

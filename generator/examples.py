@@ -7,10 +7,15 @@ from typing import Any
 from . import ir
 
 
-def sample(doc: ir.Document, schema: ir.Schema, *, optional_object: bool = False) -> Any:
+def sample(
+    doc: ir.Document, schema: ir.Schema, *, optional_object: bool = False, full: bool = False
+) -> Any:
     """A small value that matches ``schema``: the schema's example where it gives one, else a
-    value of its type. Objects get their required properties and, with ``optional_object``, their
-    first optional property that is itself an object (to show nesting)."""
+    value of its type. Objects get their required properties; with ``optional_object`` also their
+    first optional property that is itself an object (to show nesting); with ``full`` every
+    property (recursive schemas are followed once)."""
+    if full:
+        return _full(doc, schema, frozenset())
     if schema.example is not ir.NO_VALUE:
         return schema.example
     resolved = doc.resolve(schema)
@@ -45,3 +50,18 @@ def sample(doc: ir.Document, schema: ir.Schema, *, optional_object: bool = False
                 value[nested.name] = {first.name: sample(doc, first.schema)} if first else {}
         return value
     return {}
+
+
+def _full(doc: ir.Document, schema: ir.Schema, seen: frozenset[str]) -> Any:
+    resolved = doc.resolve(schema)
+    if isinstance(resolved, ir.Object):
+        if isinstance(schema, ir.Ref):
+            seen = seen | {schema.name}
+        return {
+            p.name: _full(doc, p.schema, seen)
+            for p in resolved.properties
+            if p.required or not (isinstance(p.schema, ir.Ref) and p.schema.name in seen)
+        }
+    if isinstance(resolved, ir.Array):
+        return [_full(doc, resolved.items, seen)]
+    return sample(doc, schema)

@@ -242,9 +242,14 @@ def _render(template: jinja2.Template, output: str, **context: Any) -> str:
     return text
 
 
-def render_all(index: RevisionIndex, revision_ids: Sequence[str] | None = None) -> dict[str, bytes]:
+def render_all(
+    index: RevisionIndex,
+    revision_ids: Sequence[str] | None = None,
+    *,
+    templates: Path = TEMPLATES_DIR,
+) -> dict[str, bytes]:
     """Every package's files, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...)."""
-    env = environment()
+    env = environment(templates)
     revisions = list(index)
     versions = package_versions(revisions)
     wanted = set(revision_ids) if revision_ids else {r.id for r in revisions}

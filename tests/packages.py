@@ -1,0 +1,34 @@
+"""Import the generated packages side by side: each revision's ``together_rl`` under its own name."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from conftest import ROOT
+
+GENERATED = ROOT / "generated"
+REVISIONS = sorted(p.name for p in GENERATED.iterdir() if (p / "together_rl").is_dir())
+
+
+def load(revision_id: str, root: Path = GENERATED) -> ModuleType:
+    """The ``together_rl`` package of ``revision_id``, imported as ``together_rl_<id>``."""
+    name = f"together_rl_{revision_id}"
+    if name not in sys.modules:
+        folder = root / revision_id / "together_rl"
+        spec = importlib.util.spec_from_file_location(
+            name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def models(revision_id: str) -> ModuleType:
+    load(revision_id)
+    return importlib.import_module(f"together_rl_{revision_id}.models")

@@ -1,0 +1,58 @@
+"""The generated reference pages follow the API documentation's format."""
+
+from __future__ import annotations
+
+from conftest import ROOT, SEEDS
+
+GENERATED = ROOT / "generated"
+
+
+def test_optim_step_page_of_f4885bc38424_equals_the_seed_apart_from_links():
+    ours = (
+        (GENERATED / "f4885bc38424" / "docs" / "OptimStep.md")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    )
+    seed = (SEEDS / "optim-step-operation.md").read_text(encoding="utf-8").splitlines()
+    assert len(ours) == len(seed)
+    for number, (mine, theirs) in enumerate(zip(ours, seed), start=1):
+        if "](" in theirs:
+            assert "](" in mine, f"line {number} should hold links"
+            continue
+        assert mine == theirs, f"line {number} differs"
+
+
+def test_every_package_has_a_page_per_operation():
+    for package in sorted(GENERATED.iterdir()):
+        pages = sorted(p.name for p in (package / "docs").iterdir())
+        assert pages == ["OptimStep.md", "getOptimStepOperation.md"], package.name
+
+
+def test_older_pages_show_their_own_fields_and_history():
+    page = (GENERATED / "baseline" / "docs" / "OptimStep.md").read_text(encoding="utf-8")
+    assert "  - `weight_sync_type` 'WEIGHT_SYNC_TYPE_UNSPECIFIED' | " in page
+    assert "  - `adamw_params` RLAdamWParams — Per-step AdamW optimizer overrides." in page
+    assert "## Changes\n\nNo recorded changes.\n" in page
+    page = (GENERATED / "9ccc57e5e4b9" / "docs" / "OptimStep.md").read_text(encoding="utf-8")
+    assert "- **2026-07-31** `9ccc57e5e4b9` — 3 warning, 3 info" in page
+    assert "- **2026-08-04**" not in page
+
+
+def test_package_readme_example_runs(tmp_path):
+    import os
+    import re
+    import subprocess
+    import sys
+
+    for package in sorted(GENERATED.iterdir()):
+        readme = (package / "README.md").read_text(encoding="utf-8")
+        blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+        assert blocks, package.name
+        result = subprocess.run(
+            [sys.executable, "-c", "\n".join(blocks)],
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(package)},
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, f"{package.name}: {result.stderr}"

@@ -1,0 +1,139 @@
+"""generated/ is exactly what the generator renders; ``check`` catches any drift."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+from generator import render
+from generator.cli import main
+from generator.revisions import load_index
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    return render.render_all(load_index(ROOT / "spec"))
+
+
+def test_generated_tree_is_byte_identical_to_a_fresh_render(rendered):
+    on_disk = render.read_tree(ROOT / "generated")
+    differences = list(render.tree_differences(rendered, on_disk, label="generated"))
+    assert not differences, "generated/ is stale; run `nox -s generate`:\n" + "".join(differences)
+
+
+def test_generated_holds_the_six_revisions(rendered):
+    assert sorted({path.split("/")[0] for path in rendered}) == sorted(
+        r.id for r in load_index(ROOT / "spec")
+    )
+
+
+@pytest.fixture
+def copy_of_generated(tmp_path):
+    target = tmp_path / "generated"
+    shutil.copytree(ROOT / "generated", target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def test_check_fails_with_a_diff_on_a_hand_edit(copy_of_generated, capsys):
+    models = copy_of_generated / "f4885bc38424" / "together_rl" / "models.py"
+    models.write_text(
+        models.read_text().replace('"""Weight decay coefficient"""', '"""Edited by hand"""', 1)
+    )
+    assert main(["--spec-dir", str(ROOT / "spec"), "check", "--out", str(copy_of_generated)]) == 1
+    out = capsys.readouterr().out
+    assert "f4885bc38424/together_rl/models.py (on disk)" in out
+    assert '-    """Edited by hand"""' in out and '+    """Weight decay coefficient"""' in out
+
+
+def test_check_reports_missing_and_extra_files(copy_of_generated, capsys):
+    (copy_of_generated / "baseline" / "README.md").unlink()
+    (copy_of_generated / "baseline" / "notes.txt").write_text("mine")
+    assert main(["--spec-dir", str(ROOT / "spec"), "check", "--out", str(copy_of_generated)]) == 1
+    out = capsys.readouterr().out
+    assert "missing: " in out and "baseline/README.md" in out
+    assert "extra: " in out and "baseline/notes.txt" in out
+
+
+def test_check_passes_on_an_unchanged_copy(copy_of_generated, capsys):
+    assert main(["--spec-dir", str(ROOT / "spec"), "check", "--out", str(copy_of_generated)]) == 0
+
+
+def test_rendering_is_deterministic_across_processes(tmp_path):
+    """Two runs in fresh interpreters with different hash seeds write the same bytes."""
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}"
+        subprocess.run(
+            [sys.executable, "-m", "generator", "generate", "--out", str(out)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+        )
+        outputs.append(render.read_tree(out))
+    assert outputs[0] == outputs[1]
+
+
+def test_a_failed_generation_writes_nothing(copy_of_generated, monkeypatch):
+    before = render.read_tree(copy_of_generated)
+
+    def broken(*args, **kwargs):
+        raise render.RenderError("models.py.jinja: boom")
+
+    monkeypatch.setattr(render, "render_package", broken)
+    assert (
+        main(["--spec-dir", str(ROOT / "spec"), "generate", "--out", str(copy_of_generated)]) == 1
+    )
+    assert render.read_tree(copy_of_generated) == before
+    assert [p.name for p in copy_of_generated.parent.iterdir()] == ["generated"]  # no staging left
+
+
+def test_invalid_python_from_a_template_is_an_error_naming_it(tmp_path):
+    templates = tmp_path / "templates"
+    shutil.copytree(render.TEMPLATES_DIR, templates)
+    (templates / "together_rl" / "__init__.py.jinja").write_text("def broken(:\n")
+    with pytest.raises(
+        render.RenderError, match=r"together_rl/__init__.py.jinja rendered invalid Python"
+    ):
+        render.render_all(load_index(ROOT / "spec"), ["baseline"], templates=templates)
+
+
+def test_generate_one_revision_replaces_only_its_folder(copy_of_generated):
+    other = copy_of_generated / "baseline" / "README.md"
+    other.write_text("edited")
+    target = copy_of_generated / "f4885bc38424" / "README.md"
+    target.write_text("edited")
+    args = [
+        "--spec-dir",
+        str(ROOT / "spec"),
+        "generate",
+        "--out",
+        str(copy_of_generated),
+        "--revision",
+        "f4885bc38424",
+    ]
+    assert main(args) == 0
+    assert other.read_text() == "edited"
+    assert target.read_text() != "edited"
+
+
+def test_unknown_revision_is_an_error(capsys, tmp_path):
+    assert main(["generate", "--out", str(tmp_path / "g"), "--revision", "nope"]) == 1
+    assert "unknown revision 'nope'" in capsys.readouterr().err
+    assert not (tmp_path / "g").exists()
+
+
+def test_package_versions_follow_the_history():
+    versions = render.package_versions(load_index(ROOT / "spec"))
+    assert [(v.revision.id, v.version) for v in versions] == [
+        ("baseline", "1.0.0"),
+        ("0c4fdad77435", "2.0.0"),
+        ("9ccc57e5e4b9", "3.0.0"),
+        ("ebd4756a41e4", "4.0.0"),
+        ("f26a23fab8e0", "5.0.0"),
+        ("f4885bc38424", "5.0.1"),
+    ]
