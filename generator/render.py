@@ -26,6 +26,7 @@ from .diff import Change
 from .docpage import OperationPage, operation_page
 from .errors import GeneratorError
 from .examples import sample
+from .pyclient import PyClient, build_client
 from .pymodel import PyModule, build_module, class_name
 from .revisions import Revision, RevisionIndex
 
@@ -41,6 +42,8 @@ PACKAGE_FILES: tuple[tuple[str, str], ...] = (
     ("docs/operation.md.jinja", "docs/{operation}"),
     ("together_rl/__init__.py.jinja", "together_rl/__init__.py"),
     ("together_rl/_model.py.jinja", "together_rl/_model.py"),
+    ("together_rl/_exceptions.py.jinja", "together_rl/_exceptions.py"),
+    ("together_rl/_client.py.jinja", "together_rl/_client.py"),
     ("together_rl/models.py.jinja", "together_rl/models.py"),
     ("together_rl/py.typed.jinja", "together_rl/py.typed"),
 )
@@ -85,22 +88,35 @@ def package_versions(index: Sequence[Revision]) -> list[VersionedChanges]:
 
 
 def docstring(text: str, indent: int) -> str:
-    """A triple-quoted docstring for ``text``, wrapped to the line length at ``indent``."""
-    width = LINE_LENGTH - indent
-    paragraphs = [
-        " ".join(p.split())
-        for p in text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').split("\n\n")
-    ]
-    paragraphs = [p for p in paragraphs if p]
-    if len(paragraphs) == 1 and len(paragraphs[0]) + 6 <= width:
-        return f'"""{paragraphs[0]}"""'
-    wrapped = ["\n".join(textwrap.wrap(p, width - 3, break_on_hyphens=False)) for p in paragraphs]
-    body = (
-        "\n\n".join(wrapped)
-        .replace("\n", "\n" + " " * indent)
-        .replace("\n" + " " * indent + "\n", "\n\n")
-    )
-    return f'"""{body}\n{" " * indent}"""'
+    """A triple-quoted docstring for ``text``, wrapped to the line length at ``indent``.
+
+    Paragraphs are separated by blank lines. A paragraph whose first line ends with a colon
+    (``Args:``) is a list: each further line is one entry, wrapped with a hanging indent.
+    """
+    width = LINE_LENGTH - indent - 3
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    blocks = []
+    for paragraph in escaped.strip().split("\n\n"):
+        lines = paragraph.strip().split("\n")
+        if len(lines) > 1 and lines[0].endswith(":"):
+            entries = [
+                textwrap.fill(
+                    " ".join(e.split()),
+                    width,
+                    initial_indent="    ",
+                    subsequent_indent="        ",
+                    break_on_hyphens=False,
+                )
+                for e in lines[1:]
+            ]
+            blocks.append("\n".join([lines[0], *entries]))
+        else:
+            blocks.append(textwrap.fill(" ".join(paragraph.split()), width, break_on_hyphens=False))
+    if len(blocks) == 1 and "\n" not in blocks[0] and len(blocks[0]) + 3 <= width:
+        return f'"""{blocks[0]}"""'
+    pad = " " * indent
+    body = "\n\n".join(blocks).replace("\n", "\n" + pad).replace("\n" + pad + "\n", "\n\n")
+    return f'"""{body}\n{pad}"""'
 
 
 def pyrepr(value: Any) -> str:
@@ -135,10 +151,15 @@ def environment(templates: Path = TEMPLATES_DIR) -> jinja2.Environment:
 class Example:
     imports: tuple[str, ...]
     lines: tuple[str, ...]
+    submit: str
+    call_args: str
+    wait: str
+    wait_args: str
 
 
-def _example(doc: ir.Document) -> Example:
-    """README usage: build the first request body and read its success response."""
+def _example(doc: ir.Document, client: PyClient) -> Example:
+    """README usage: submit and wait for the first operation that has a waiter; build its request
+    body and read its success response as models."""
     operation = next(op for op in doc.operations if op.request_body and op.request_body.schema)
     assert operation.request_body is not None and operation.request_body.schema is not None
     body_schema = operation.request_body.schema
@@ -147,7 +168,18 @@ def _example(doc: ir.Document) -> Example:
     body, reply = _model_name(body_schema), _model_name(response.schema)
     body_json = sample(doc, body_schema, optional_object=True)
     reply_json = sample(doc, response.schema)
+    waiter = client.waiters[0] if client.waiters else None
+    if waiter is None:
+        raise RenderError("the README example needs an operation that can be waited for")
+    path_args = ", ".join(
+        pyrepr(f"{p.name.replace('_id', '')}-1") for p in waiter.submit.path_parameters
+    )
+    keywords = ", ".join(f"{k}={pyrepr(v)}" for k, v in body_json.items())
     return Example(
+        submit=waiter.submit.method_name,
+        call_args=", ".join(a for a in (path_args, keywords) if a),
+        wait=waiter.method_name,
+        wait_args=", ".join(a for a in (path_args, "operation") if a),
         imports=tuple(sorted({body, reply})),
         lines=(
             f"body = {body}.from_dict({pyrepr(body_json)})",
@@ -200,6 +232,7 @@ def render_package(
     revision = revisions[position]
     doc = revision.document
     module = build_module(revisions, position)
+    client = build_client(doc, module)
     pages = [operation_page(doc, op) for op in doc.operations]
     entries = changelog.history(revisions[: position + 1])
     context: dict[str, Any] = {
@@ -207,10 +240,11 @@ def render_package(
         "version": versions[position].version,
         "entries": versions[: position + 1],
         "module": module,
+        "client": client,
         "helpers": _helpers(module),
         "exports": sorted([e.name for e in module.enums] + [m.name for m in module.models]),
         "pages": pages,
-        "example": _example(doc),
+        "example": _example(doc, client),
     }
     files: dict[str, bytes] = {"openapi.yaml": revision.file.read_bytes()}
     for template_name, output in PACKAGE_FILES:

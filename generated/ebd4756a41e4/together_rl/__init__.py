@@ -1,7 +1,26 @@
-"""The Together RL training API, revision ebd4756a41e4 of 2026-08-04: typed models of its optim-step
-operations.
+"""The Together RL training API, revision ebd4756a41e4 of 2026-08-04: a typed client of its
+optim-step operations.
 """
 
+from ._client import AsyncClient, Client
+from ._exceptions import (
+    APIConnectionError,
+    APIError,
+    APIResponseValidationError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    ConflictError,
+    InternalServerError,
+    NotFoundError,
+    OperationFailedError,
+    OperationTimeoutError,
+    PermissionDeniedError,
+    RateLimitError,
+    UnprocessableEntityError,
+)
 from ._model import UNSET, RevisionMismatchError, Unset, ValidationError
 
 SPEC_REVISION = "ebd4756a41e4"
@@ -16,7 +35,25 @@ __all__ = [
     "SPEC_DATE",
     "SPEC_REVISION",
     "UNSET",
+    "APIConnectionError",
+    "APIError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AsyncClient",
+    "AuthenticationError",
+    "BadRequestError",
+    "Client",
+    "ConfigurationError",
+    "ConflictError",
+    "InternalServerError",
+    "NotFoundError",
+    "OperationFailedError",
+    "OperationTimeoutError",
+    "PermissionDeniedError",
+    "RateLimitError",
     "RevisionMismatchError",
+    "UnprocessableEntityError",
     "Unset",
     "ValidationError",
     "__version__",

@@ -1,5 +1,24 @@
-"""The Together RL training API, revision f4885bc38424: typed models of its optim-step operations."""
+"""The Together RL training API, revision f4885bc38424: a typed client of its optim-step operations."""
 
+from ._client import AsyncClient, Client
+from ._exceptions import (
+    APIConnectionError,
+    APIError,
+    APIResponseValidationError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    ConflictError,
+    InternalServerError,
+    NotFoundError,
+    OperationFailedError,
+    OperationTimeoutError,
+    PermissionDeniedError,
+    RateLimitError,
+    UnprocessableEntityError,
+)
 from ._model import UNSET, RevisionMismatchError, Unset, ValidationError
 
 SPEC_REVISION = "f4885bc38424"
@@ -14,7 +33,25 @@ __all__ = [
     "SPEC_DATE",
     "SPEC_REVISION",
     "UNSET",
+    "APIConnectionError",
+    "APIError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AsyncClient",
+    "AuthenticationError",
+    "BadRequestError",
+    "Client",
+    "ConfigurationError",
+    "ConflictError",
+    "InternalServerError",
+    "NotFoundError",
+    "OperationFailedError",
+    "OperationTimeoutError",
+    "PermissionDeniedError",
+    "RateLimitError",
     "RevisionMismatchError",
+    "UnprocessableEntityError",
     "Unset",
     "ValidationError",
     "__version__",

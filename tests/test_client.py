@@ -1,0 +1,416 @@
+"""The generated clients of every revision against a real HTTP server on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+
+import pytest
+from conftest import ROOT
+from loopback import LoopbackServer, Reply, free_port
+from packages import REVISIONS, load, models
+
+from generator import ir
+from generator.examples import sample
+from generator.revisions import load_index
+
+INDEX = load_index(ROOT / "spec")
+KEY = "sk-test-0123456789"
+SESSION = "sess-1"
+OPTIM_PATH = f"/rl/training-sessions/{SESSION}/operations/optim-step"
+
+
+def operation(status="TRAINING_OPERATION_STATUS_PENDING", **extra):
+    return {"id": "op-1", "status": status, **extra}
+
+
+def body_kwargs(revision_id):
+    """Keyword arguments of ``optim_step`` for a revision: its required fields and a nested model."""
+    doc = INDEX.get(revision_id).document
+    schema = doc.operation("OptimStep").request_body.schema
+    return sample(doc, schema, optional_object=True)
+
+
+@pytest.fixture
+def server():
+    with LoopbackServer() as running:
+        yield running
+
+
+def client_for(revision_id, server, **options):
+    pkg = load(revision_id)
+    options.setdefault("max_retries", 2)
+    return pkg.Client(api_key=KEY, base_url=server.url, **options)
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_optim_step_sends_the_exact_json_and_headers(revision, server):
+    pkg = load(revision)
+    server.script(Reply(200, operation(output={"step": "7"})))
+    kwargs = body_kwargs(revision)
+    with client_for(revision, server) as client:
+        result = client.optim_step(SESSION, **kwargs)
+    assert isinstance(result, models(revision).RLOptimStepOperation)
+    assert result.output.step == "7"
+    (seen,) = server.seen
+    assert (seen.method, seen.path) == ("POST", OPTIM_PATH)
+    assert seen.json() == kwargs
+    assert seen.headers["authorization"] == f"Bearer {KEY}"
+    assert seen.headers["content-type"] == "application/json"
+    assert seen.headers["accept"] == "application/json"
+    assert seen.headers["user-agent"] == f"together-rl/{pkg.__version__} (API revision {revision})"
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_get_operation_and_unknown_values_from_a_newer_server(revision, server):
+    server.script(
+        Reply(200, operation("TRAINING_OPERATION_STATUS_PAUSED", output={"step": 9}, shard="a"))
+    )
+    with client_for(revision, server) as client:
+        result = client.get_optim_step_operation(SESSION, "op/1 x")
+    assert result.status == "TRAINING_OPERATION_STATUS_PAUSED" and result.extra == {"shard": "a"}
+    assert result.output.step == 9
+    assert server.seen[0].path == f"{OPTIM_PATH}/op%2F1%20x"
+
+
+def test_empty_path_parameters_are_refused_before_sending(server):
+    pkg = load("f4885bc38424")
+    with client_for("f4885bc38424", server) as client:
+        with pytest.raises(
+            pkg.ValidationError, match=r"^session_id: must be a non-empty string, got ''$"
+        ):
+            client.optim_step("")
+        with pytest.raises(pkg.ValidationError, match=r"^operation_id: must be a non-empty string"):
+            client.get_optim_step_operation(SESSION, "")
+    assert server.seen == []
+
+
+def test_plain_dicts_and_models_are_both_accepted_and_checked(server):
+    pkg, m = load("f4885bc38424"), models("f4885bc38424")
+    server.script(Reply(200, operation()), Reply(200, operation()))
+    with client_for("f4885bc38424", server) as client:
+        client.optim_step(SESSION, adam_params={"learning_rate": 0.1})
+        client.optim_step(SESSION, muon_params=m.RLMuonParams(adam=m.RLAdamParams(beta1=0.9)))
+        with pytest.raises(
+            pkg.ValidationError, match=r"^muon_params\.adam\.beta1: expected a number, got 'x'$"
+        ):
+            client.optim_step(SESSION, muon_params={"adam": {"beta1": "x"}})
+        with pytest.raises(pkg.ValidationError, match=r"^adam_params\.lr: unknown field"):
+            client.optim_step(SESSION, adam_params={"lr": 0.1})
+        with pytest.raises(TypeError):
+            client.optim_step(SESSION, weight_sync_type="WEIGHT_SYNC_TYPE_SYNCHRONOUS")
+    assert [s.json() for s in server.seen] == [
+        {"adam_params": {"learning_rate": 0.1}},
+        {"muon_params": {"adam": {"beta1": 0.9}}},
+    ]
+
+
+ERROR_BODY = {
+    "error": {
+        "type": "invalid_request_error",
+        "message": "beta1 out of range",
+        "param": "beta1",
+        "code": None,
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("status", "name"),
+    [
+        (400, "BadRequestError"),
+        (401, "AuthenticationError"),
+        (403, "PermissionDeniedError"),
+        (404, "NotFoundError"),
+        (409, "ConflictError"),
+        (422, "UnprocessableEntityError"),
+        (429, "RateLimitError"),
+        (500, "InternalServerError"),
+        (503, "InternalServerError"),
+        (418, "APIStatusError"),
+    ],
+)
+def test_each_error_status_raises_its_class(status, name, server):
+    pkg = load("f4885bc38424")
+    server.script(Reply(status, ERROR_BODY, headers={"x-request-id": "r-1"}))
+    with client_for("f4885bc38424", server, max_retries=0) as client:
+        with pytest.raises(pkg.APIStatusError) as caught:
+            client.optim_step(SESSION)
+    error = caught.value
+    assert type(error).__name__ == name and isinstance(error, pkg.APIError)
+    assert error.status_code == status and error.headers["x-request-id"] == "r-1"
+    assert error.error.error.type == "invalid_request_error" and error.error.error.param == "beta1"
+    assert str(error).endswith(": beta1 out of range")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "<html><body>Bad   gateway</body></html>",
+            "502 Bad Gateway: <html><body>Bad gateway</body></html>",
+        ),
+        ({"detail": "not ErrorData"}, '502 Bad Gateway: {"detail": "not ErrorData"}'),
+        ("", "502 Bad Gateway: no body"),
+    ],
+)
+def test_error_bodies_that_are_not_error_data_still_give_a_useful_message(body, message, server):
+    pkg = load("f4885bc38424")
+    server.script(
+        Reply(502, body, headers={"Content-Type": "text/html"} if isinstance(body, str) else {})
+    )
+    with client_for("f4885bc38424", server, max_retries=0) as client:
+        with pytest.raises(pkg.InternalServerError) as caught:
+            client.optim_step(SESSION)
+    assert str(caught.value) == message and caught.value.error is None
+
+
+def test_a_success_body_that_is_not_the_model_is_a_response_validation_error(server):
+    pkg = load("f4885bc38424")
+    server.script(Reply(200, {"status": "TRAINING_OPERATION_STATUS_PENDING"}))
+    with client_for("f4885bc38424", server) as client:
+        with pytest.raises(
+            pkg.APIResponseValidationError,
+            match="not a valid RLOptimStepOperation: id: is required",
+        ):
+            client.optim_step(SESSION)
+
+
+# -- retries ------------------------------------------------------------------------------------------
+
+
+def test_a_post_answered_500_is_not_sent_again(server):
+    pkg = load("f4885bc38424")
+    server.script(Reply(500, ERROR_BODY), Reply(200, operation()))
+    with client_for("f4885bc38424", server, max_retries=3) as client:
+        with pytest.raises(pkg.InternalServerError):
+            client.optim_step(SESSION)
+    assert len(server.seen) == 1
+
+
+def test_a_get_answered_503_then_200_is_retried(server):
+    server.script(Reply(503, ERROR_BODY), Reply(200, operation()))
+    with client_for("f4885bc38424", server) as client:
+        assert client.get_optim_step_operation(SESSION, "op-1").id == "op-1"
+    assert [s.method for s in server.seen] == ["GET", "GET"]
+
+
+def test_a_get_gives_up_after_max_retries(server):
+    pkg = load("f4885bc38424")
+    server.script(*[Reply(500, ERROR_BODY)] * 3)
+    with client_for("f4885bc38424", server, max_retries=1) as client:
+        with pytest.raises(pkg.InternalServerError):
+            client.get_optim_step_operation(SESSION, "op-1")
+    assert len(server.seen) == 2
+
+
+def test_429_is_retried_for_a_post_after_retry_after(server):
+    server.script(Reply(429, ERROR_BODY, headers={"Retry-After": "1"}), Reply(200, operation()))
+    with client_for("f4885bc38424", server) as client:
+        client.optim_step(SESSION)
+    first, second = server.seen
+    assert second.at - first.at >= 0.95  # the server asked for one second
+
+
+def test_a_post_whose_connection_failed_before_sending_is_retried():
+    port = free_port()
+    started = threading.Event()
+    holder = {}
+
+    def start_late():
+        time.sleep(0.2)  # the first attempt finds nothing listening
+        holder["server"] = LoopbackServer(port).__enter__()
+        holder["server"].script(Reply(200, operation()))
+        started.set()
+
+    thread = threading.Thread(target=start_late)
+    thread.start()
+    pkg = load("f4885bc38424")
+    try:
+        with pkg.Client(api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=4) as client:
+            assert client.optim_step(SESSION).id == "op-1"
+    finally:
+        thread.join()
+        holder["server"].__exit__()
+    assert len(holder["server"].seen) == 1
+
+
+def test_connection_refused_raises_api_connection_error():
+    pkg = load("f4885bc38424")
+    with pkg.Client(
+        api_key=KEY, base_url=f"http://127.0.0.1:{free_port()}", max_retries=0
+    ) as client:
+        with pytest.raises(pkg.APIConnectionError) as caught:
+            client.optim_step(SESSION)
+    assert not isinstance(caught.value, pkg.APITimeoutError)
+
+
+def test_timeouts_raise_api_timeout_error_and_a_post_is_not_resent(server):
+    pkg = load("f4885bc38424")
+    server.script(
+        Reply(200, operation(), delay=1.0),
+        Reply(200, operation(), delay=1.0),
+        Reply(200, operation(), delay=1.0),
+    )
+    with client_for("f4885bc38424", server, timeout=0.2, max_retries=1) as client:
+        with pytest.raises(pkg.APITimeoutError):
+            client.optim_step(SESSION)
+        assert len(server.seen) == 1
+        with pytest.raises(pkg.APITimeoutError):
+            client.get_optim_step_operation(SESSION, "op-1")
+    assert [s.method for s in server.seen] == ["POST", "GET", "GET"]
+
+
+# -- waiting ------------------------------------------------------------------------------------------
+
+
+def test_wait_polls_until_completed(server):
+    server.script(
+        Reply(200, operation("TRAINING_OPERATION_STATUS_RUNNING")),
+        Reply(200, operation("TRAINING_OPERATION_STATUS_COMPLETED", output={"step": "3"})),
+    )
+    with client_for("f4885bc38424", server) as client:
+        pending = models("f4885bc38424").RLOptimStepOperation.from_dict(operation())
+        done = client.wait_for_optim_step(SESSION, pending, interval=0.05)
+    assert done.output.step == "3"
+    assert [s.path for s in server.seen] == [f"{OPTIM_PATH}/op-1"] * 2
+    assert server.seen[1].at - server.seen[0].at >= 0.09  # the interval doubled
+
+
+def test_wait_raises_operation_failed_with_code_and_message(server):
+    pkg = load("f4885bc38424")
+    failed = operation(
+        "TRAINING_OPERATION_STATUS_FAILED",
+        error={"code": "TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS", "message": "loss is nan"},
+    )
+    server.script(Reply(200, failed))
+    with client_for("f4885bc38424", server) as client:
+        with pytest.raises(pkg.OperationFailedError) as caught:
+            client.wait_for_optim_step(SESSION, "op-1", interval=0.05)
+    assert caught.value.code == "TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS"
+    assert caught.value.message == "loss is nan"
+
+
+def test_wait_raises_timeout_error_at_the_deadline_without_sleeping_past_it(server):
+    pkg = load("f4885bc38424")
+    server.script(*[Reply(200, operation())] * 20)
+    with client_for("f4885bc38424", server) as client:
+        started = time.monotonic()
+        with pytest.raises(TimeoutError) as caught:
+            client.wait_for_optim_step(SESSION, "op-1", timeout=0.5, interval=0.4)
+        elapsed = time.monotonic() - started
+    assert isinstance(caught.value, pkg.OperationTimeoutError)
+    assert elapsed < 1.0  # the second sleep was cut to the deadline, not the doubled 0.8 s
+
+
+# -- async ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_async_client_sends_and_waits(revision, server):
+    pkg = load(revision)
+    server.script(
+        Reply(200, operation()),
+        Reply(200, operation("TRAINING_OPERATION_STATUS_COMPLETED", output={"step": "1"})),
+    )
+    kwargs = body_kwargs(revision)
+
+    async def main():
+        async with pkg.AsyncClient(api_key=KEY, base_url=server.url) as client:
+            submitted = await client.optim_step(SESSION, **kwargs)
+            return await client.wait_for_optim_step(SESSION, submitted, interval=0.01)
+
+    assert asyncio.run(main()).output.step == "1"
+    assert server.seen[0].json() == kwargs
+
+
+def test_async_retries_and_errors(server):
+    pkg = load("f4885bc38424")
+    server.script(Reply(503, ERROR_BODY), Reply(200, operation()), Reply(500, ERROR_BODY))
+
+    async def main():
+        async with pkg.AsyncClient(api_key=KEY, base_url=server.url) as client:
+            await client.get_optim_step_operation(SESSION, "op-1")
+            with pytest.raises(pkg.InternalServerError):
+                await client.optim_step(SESSION)
+
+    asyncio.run(main())
+    assert [s.method for s in server.seen] == ["GET", "GET", "POST"]
+
+
+def test_cancelling_an_async_call_leaves_the_client_usable(server):
+    pkg = load("f4885bc38424")
+    server.script(
+        Reply(200, operation(), delay=2.0),
+        Reply(200, operation("TRAINING_OPERATION_STATUS_RUNNING")),
+    )
+
+    async def main():
+        async with pkg.AsyncClient(api_key=KEY, base_url=server.url) as client:
+            task = asyncio.create_task(client.optim_step(SESSION))
+            await asyncio.sleep(0.2)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            return await client.get_optim_step_operation(SESSION, "op-1")
+
+    started = time.monotonic()
+    assert asyncio.run(main()).status == "TRAINING_OPERATION_STATUS_RUNNING"
+    assert time.monotonic() - started < 1.5  # did not wait for the slow reply
+
+
+# -- configuration and logging --------------------------------------------------------------------------
+
+
+def test_missing_api_key_is_a_clear_error_at_construction(monkeypatch):
+    pkg = load("f4885bc38424")
+    monkeypatch.delenv("TOGETHER_API_KEY", raising=False)
+    with pytest.raises(
+        pkg.ConfigurationError, match="no API key: pass api_key=... or set TOGETHER_API_KEY"
+    ):
+        pkg.Client()
+    with pytest.raises(pkg.ConfigurationError):
+        pkg.AsyncClient()
+
+
+def test_environment_defaults_and_the_spec_server(monkeypatch, server):
+    pkg = load("f4885bc38424")
+    monkeypatch.setenv("TOGETHER_API_KEY", "from-env")
+    monkeypatch.delenv("TOGETHER_BASE_URL", raising=False)
+    assert pkg.Client().base_url == "https://api.together.ai/v1"
+    monkeypatch.setenv("TOGETHER_BASE_URL", server.url + "/")
+    server.script(Reply(200, operation()))
+    with pkg.Client(headers={"X-Team": "rl"}) as client:
+        assert client.base_url == server.url and "from-env" not in repr(client)
+        client.optim_step(SESSION)
+    assert server.seen[0].headers["authorization"] == "Bearer from-env"
+    assert server.seen[0].headers["x-team"] == "rl"
+
+
+def test_an_injected_transport_serves_the_requests():
+    import httpx
+
+    pkg = load("f4885bc38424")
+    seen = []
+
+    def handler(request):
+        seen.append(request)
+        return httpx.Response(200, json=operation())
+
+    with pkg.Client(api_key=KEY, transport=httpx.MockTransport(handler)) as client:
+        client.optim_step(SESSION, adam_params={"eps": 1e-8})
+    assert str(seen[0].url) == f"https://api.together.ai/v1{OPTIM_PATH}"
+    with pytest.raises(ValueError, match="not both"):
+        pkg.Client(api_key=KEY, transport=httpx.MockTransport(handler), http_client=httpx.Client())
+
+
+def test_logs_requests_and_retries_but_never_the_api_key(server, caplog):
+    server.script(Reply(503, ERROR_BODY), Reply(200, operation()))
+    with caplog.at_level(logging.DEBUG, logger="together_rl"):
+        with client_for("f4885bc38424", server) as client:
+            client.get_optim_step_operation(SESSION, "op-1")
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "answered 503; retry 1 in" in text and f"GET {server.url}{OPTIM_PATH}/op-1" in text
+    assert KEY not in text
