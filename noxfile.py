@@ -7,6 +7,9 @@ it, so that no resolver reaches for a multi-GB CUDA build.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "venv"
@@ -14,11 +17,16 @@ nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests"]
 
 TORCH = "torch==2.13.0"
+GENERATED = Path("generated")
+
+
+def _packages() -> list[Path]:
+    return sorted(p for p in GENERATED.iterdir() if (p / "pyproject.toml").is_file())
 
 
 @nox.session
 def generate(session: nox.Session) -> None:
-    """Render every spec revision into generated/ (``-- --revision ID`` for one)."""
+    """Validate spec/ and render every revision into generated/ (``-- --revision ID`` for one)."""
     session.install("-e", ".")
     session.run("python", "-m", "generator", "validate")
     session.run("python", "-m", "generator", "generate", *session.posargs)
@@ -37,3 +45,36 @@ def tests(session: nox.Session) -> None:
     session.install(TORCH)
     session.install("-e", ".[test]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """black --check on the generator and the generated code; mypy --strict on each package."""
+    session.install(TORCH)
+    session.install("-e", ".[test]")
+    session.run("black", "--check", "generator", "tests", "noxfile.py")
+    # The generated code is checked with the options it is rendered with, not the project's
+    # configuration (which leaves generated/ out of the project's own formatting).
+    session.run(
+        "black",
+        "--check",
+        "--config",
+        "/dev/null",
+        "--line-length",
+        "100",
+        "--target-version",
+        "py311",
+        str(GENERATED),
+    )
+    for package in _packages():
+        with session.chdir(package):
+            session.run("mypy", "--strict", "together_rl")
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Build the sdist and wheel of every generated package into dist/; check them with twine."""
+    session.install("-e", ".[test]")
+    shutil.rmtree("dist", ignore_errors=True)
+    session.run("python", "-m", "generator", "build", "--out", "dist")
+    session.run("twine", "check", "--strict", *sorted(str(p) for p in Path("dist").iterdir()))

@@ -9,12 +9,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import changelog
+from . import changelog, readme
+from .build import build_packages
 from .diff import Change, diff_documents
 from .errors import GeneratorError
 from .ir import Document
 from .parser import parse_file
-from .render import read_tree, render_all, tree_differences, write_tree
+from .render import package_versions, read_tree, render_all, tree_differences, write_tree
 from .revisions import load_index
 from .validate import validate_file
 
@@ -76,6 +77,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="only this revision (repeatable)",
     )
+    generate.add_argument(
+        "--readme",
+        type=Path,
+        default=Path("README.md"),
+        help="README whose revision table to update",
+    )
     generate.set_defaults(run=_generate)
 
     check = commands.add_parser(
@@ -84,7 +91,27 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--out", type=Path, default=DEFAULT_OUT, help="the folder to check (default: generated)"
     )
+    check.add_argument(
+        "--readme",
+        type=Path,
+        default=Path("README.md"),
+        help="README whose revision table to check",
+    )
     check.set_defaults(run=_check)
+
+    build = commands.add_parser(
+        "build", help="build the sdist and wheel of every generated package"
+    )
+    build.add_argument(
+        "--out", type=Path, default=Path("dist"), help="where the artifacts go (default: dist)"
+    )
+    build.add_argument(
+        "--generated",
+        type=Path,
+        default=DEFAULT_OUT,
+        help="the generated packages (default: generated)",
+    )
+    build.set_defaults(run=_build)
     return parser
 
 
@@ -153,14 +180,25 @@ def _generate(args: argparse.Namespace) -> int:
     index = load_index(args.spec_dir)
     files = render_all(index, args.revisions)
     write_tree(files, args.out, only=args.revisions)
+    if args.readme.is_file() and readme.update(args.readme, package_versions(index)):
+        print(f"updated the revision table in {args.readme}")
     count = len(args.revisions) if args.revisions else len(index)
     print(f"rendered {len(files)} files of {count} revisions into {args.out}")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
-    expected = render_all(load_index(args.spec_dir))
+    index = load_index(args.spec_dir)
+    expected = render_all(index)
     differences = list(tree_differences(expected, read_tree(args.out), label=str(args.out)))
+    if args.readme.is_file():
+        text = args.readme.read_text(encoding="utf-8")
+        wanted = readme.with_table(
+            text, readme.revision_table(package_versions(index)), source=str(args.readme)
+        )
+        differences += tree_differences(
+            {args.readme.name: wanted.encode()}, {args.readme.name: text.encode()}, label="."
+        )
     for difference in differences:
         print(difference, end="" if difference.endswith("\n") else "\n")
     if differences:
@@ -171,4 +209,15 @@ def _check(args: argparse.Namespace) -> int:
         )
         return 1
     print(f"{args.out} matches what the generator renders")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    packages = sorted(p for p in args.generated.iterdir() if (p / "pyproject.toml").is_file())
+    if not packages:
+        raise GeneratorError(
+            f"no generated packages in {args.generated}; run `python -m generator generate`"
+        )
+    for artifact in build_packages(packages, args.out):
+        print(artifact)
     return 0

@@ -1,0 +1,39 @@
+"""The table of revisions in the project README, kept between two marker lines by the generator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import GeneratorError
+from .render import VersionedChanges
+
+START = "<!-- revisions: start (written by `python -m generator generate`) -->"
+END = "<!-- revisions: end -->"
+
+
+def revision_table(versions: Sequence[VersionedChanges]) -> str:
+    """A markdown table: each revision, its package version, date and changes."""
+    lines = ["| revision | `together-rl` | date | changes (both operations) |", "|---|---|---|---|"]
+    for entry in versions:
+        date = entry.revision.date.isoformat() if entry.revision.date else "unknown"
+        changes = "first known revision" if entry.first else entry.summary or "none"
+        lines.append(f"| `{entry.revision.id}` | {entry.version} | {date} | {changes} |")
+    return "\n".join(lines)
+
+
+def with_table(text: str, table: str, *, source: str) -> str:
+    """``text`` with the part between the markers replaced by ``table``."""
+    start, end = text.find(START), text.find(END)
+    if start < 0 or end < start:
+        raise GeneratorError(f"{source}: the markers {START!r} and {END!r} are missing")
+    return text[: start + len(START)] + "\n" + table + "\n" + text[end:]
+
+
+def update(path: Path, versions: Sequence[VersionedChanges]) -> bool:
+    """Rewrite the table in the README at ``path``; return whether it changed."""
+    text = path.read_text(encoding="utf-8")
+    new = with_table(text, revision_table(versions), source=str(path))
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text

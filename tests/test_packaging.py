@@ -1,0 +1,125 @@
+"""The generated packages build, install into a fresh environment, and pin with plain pip."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from generator.build import build_packages
+
+GENERATED = ROOT / "generated"
+OLDEST, NEWEST = "baseline", "f4885bc38424"
+
+PROBE = (
+    "import together_rl, together_rl.models as m; "
+    "print(together_rl.SPEC_REVISION, together_rl.__version__, hasattr(m, 'RLWeightSyncType'), "
+    "together_rl.__file__)"
+)
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory):
+    dist = tmp_path_factory.mktemp("dist")
+    return dist, build_packages([GENERATED / OLDEST, GENERATED / NEWEST], dist, wheel_only=True)
+
+
+@pytest.fixture
+def venv(tmp_path):
+    """A fresh virtual environment that sees this environment's packages (httpx) behind its own."""
+    root = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    python = root / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    Path(site, "parent-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+def pip(python: Path, *args: str) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--quiet",
+            *args,
+        ],
+        check=True,
+    )
+
+
+def probe(python: Path) -> list[str]:
+    result = subprocess.run(
+        [str(python), "-c", PROBE], capture_output=True, text=True, check=True, cwd="/"
+    )
+    return result.stdout.split()
+
+
+def test_wheels_are_named_by_the_derived_versions(wheels):
+    _, artifacts = wheels
+    assert [a.name for a in artifacts] == [
+        "together_rl-1.0.0-py3-none-any.whl",
+        "together_rl-5.0.1-py3-none-any.whl",
+    ]
+
+
+def test_install_import_and_replace_one_revision_with_another(wheels, venv):
+    dist, _ = wheels
+    pip(venv, "--find-links", str(dist), "together-rl==1.0.0")
+    revision, version, has_sync_type, location = probe(venv)
+    assert (revision, version, has_sync_type) == ("baseline", "1.0.0", "True")
+    assert location.startswith(str(venv.parent.parent))
+
+    pip(venv, "--find-links", str(dist), "together-rl==5.0.1")
+    assert probe(venv)[:3] == ["f4885bc38424", "5.0.1", "False"]  # the old modules are gone
+
+    pip(venv, "--find-links", str(dist), "together-rl==1.0.0")  # pinning back down works too
+    assert probe(venv)[:2] == ["baseline", "1.0.0"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(venv), "list", "--format", "freeze"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert [line for line in listed.splitlines() if line.split("==")[0] == "together-rl"] == [
+        "together-rl==1.0.0"
+    ]
+
+
+def test_twine_accepts_the_artifacts(tmp_path):
+    artifacts = build_packages([GENERATED / NEWEST], tmp_path)
+    assert sorted(a.suffix for a in artifacts) == [".gz", ".whl"]
+    result = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *map(str, artifacts)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not any(p.name.endswith(".egg-info") for p in (GENERATED / NEWEST).iterdir())
+
+
+def test_readme_revision_table_matches_the_generated_packages():
+    import re
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| (\d+\.\d+\.\d+) \|", readme, re.M)
+    packages = {
+        p.name: tomllib.loads((p / "pyproject.toml").read_text())["project"]["version"]
+        for p in GENERATED.iterdir()
+    }
+    assert dict(rows) == packages and len(rows) == 6
