@@ -28,6 +28,7 @@ from .errors import GeneratorError
 from .examples import sample
 from .pyclient import PyClient, build_client
 from .pymodel import PyModule, build_module, class_name
+from .reference import reference_fields, routes
 from .revisions import Revision, RevisionIndex
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
@@ -46,6 +47,12 @@ PACKAGE_FILES: tuple[tuple[str, str], ...] = (
     ("together_rl/_client.py.jinja", "together_rl/_client.py"),
     ("together_rl/models.py.jinja", "together_rl/models.py"),
     ("together_rl/py.typed.jinja", "together_rl/py.typed"),
+    ("together_rl/reference/__init__.py.jinja", "together_rl/reference/__init__.py"),
+    ("together_rl/reference/_optim.py.jinja", "together_rl/reference/_optim.py"),
+    ("together_rl/reference/_session.py.jinja", "together_rl/reference/_session.py"),
+    ("together_rl/reference/_routes.py.jinja", "together_rl/reference/_routes.py"),
+    ("together_rl/reference/_transport.py.jinja", "together_rl/reference/_transport.py"),
+    ("together_rl/reference/serve.py.jinja", "together_rl/reference/serve.py"),
 )
 
 
@@ -191,6 +198,19 @@ def _example(doc: ir.Document, client: PyClient) -> Example:
     )
 
 
+def _reference_context(module: PyModule, client: PyClient) -> dict[str, Any]:
+    """What the reference templates need: the roles of the request fields and the routes."""
+    if not client.waiters:
+        raise RenderError("the local reference needs an operation with a retrieve twin to serve")
+    waiter = client.waiters[0]
+    assert waiter.submit.body_model is not None
+    codes = next(e for e in module.enums if e.name.endswith("ErrorCode")).members
+    return {
+        "reference": reference_fields(module, waiter.submit.body_model, tuple(m for m, _ in codes)),
+        "routes": routes(waiter.submit.path, waiter.retrieve.path, waiter.id_parameter),
+    }
+
+
 def _model_name(schema: ir.Schema) -> str:
     if not isinstance(schema, ir.Ref):
         raise RenderError(
@@ -241,6 +261,7 @@ def render_package(
         "entries": versions[: position + 1],
         "module": module,
         "client": client,
+        **_reference_context(module, client),
         "helpers": _helpers(module),
         "exports": sorted([e.name for e in module.enums] + [m.name for m in module.models]),
         "pages": pages,
