@@ -242,18 +242,16 @@ def test_valid_bodies_round_trip(body):
 # -- typing -------------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def mypy_cache(tmp_path_factory):
+    """One cache for every package: torch's annotations are analysed once."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
 @pytest.mark.parametrize("revision", REVISIONS)
-def test_mypy_strict_passes_on_the_generated_package(revision, tmp_path):
+def test_mypy_strict_passes_on_the_generated_package(revision, mypy_cache):
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            "together_rl",
-        ],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), "together_rl"],
         cwd=GENERATED / revision,
         capture_output=True,
         text=True,
