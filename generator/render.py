@@ -160,6 +160,8 @@ class Example:
     lines: tuple[str, ...]
     submit: str
     call_args: str
+    required_args: str
+    """The submit call's arguments with only the required body fields."""
     wait: str
     wait_args: str
 
@@ -182,9 +184,11 @@ def _example(doc: ir.Document, client: PyClient) -> Example:
         pyrepr(f"{p.name.replace('_id', '')}-1") for p in waiter.submit.path_parameters
     )
     keywords = ", ".join(f"{k}={pyrepr(v)}" for k, v in body_json.items())
+    required = ", ".join(f"{k}={pyrepr(v)}" for k, v in sample(doc, body_schema).items())
     return Example(
         submit=waiter.submit.method_name,
         call_args=", ".join(a for a in (path_args, keywords) if a),
+        required_args=", ".join(a for a in (path_args, required) if a),
         wait=waiter.method_name,
         wait_args=", ".join(a for a in (path_args, "operation") if a),
         imports=tuple(sorted({body, reply})),

@@ -32,3 +32,8 @@ def load(revision_id: str, root: Path = GENERATED) -> ModuleType:
 def models(revision_id: str) -> ModuleType:
     load(revision_id)
     return importlib.import_module(f"together_rl_{revision_id}.models")
+
+
+def reference(revision_id: str) -> ModuleType:
+    load(revision_id)
+    return importlib.import_module(f"together_rl_{revision_id}.reference")

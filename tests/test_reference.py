@@ -1,0 +1,519 @@
+"""The local reference of every revision against PyTorch's own optimizers, and its contract."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import pytest
+import torch
+from packages import REVISIONS, models, reference
+from torch import Tensor, nn
+
+torch.set_num_threads(1)  # tiny tensors: one thread is as fast and steadier on a busy machine
+
+VOCAB, DIM, HIDDEN, SEQ, BATCH = 37, 16, 48, 8, 4
+ADAM = {"learning_rate": 3e-3, "beta1": 0.85, "beta2": 0.98, "eps": 1e-7, "weight_decay": 0.05}
+MUON = {"learning_rate": 0.03, "momentum": 0.9, "newton_schulz_steps": 5, "weight_decay": 0.02}
+
+
+class Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(DIM), nn.LayerNorm(DIM)
+        self.q, self.k, self.v, self.o = (nn.Linear(DIM, DIM) for _ in range(4))
+        self.up, self.down = nn.Linear(DIM, HIDDEN), nn.Linear(HIDDEN, DIM)
+
+    def forward(self, x: Tensor) -> Tensor:
+        h = self.ln1(x)
+        attention = torch.softmax(self.q(h) @ self.k(h).mT / math.sqrt(DIM), dim=-1)
+        x = x + self.o(attention @ self.v(h))
+        return x + self.down(torch.relu(self.up(self.ln2(x))))
+
+
+class TinyLM(nn.Module):
+    """A transformer-like model: embedding, two blocks, final norm, output head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed_tokens = nn.Embedding(VOCAB, DIM)
+        self.blocks = nn.ModuleList([Block(), Block()])
+        self.ln_f = nn.LayerNorm(DIM)
+        self.lm_head = nn.Linear(DIM, VOCAB, bias=False)
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        x = self.embed_tokens(tokens)
+        for block in self.blocks:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+def twin_models(seed: int = 0) -> tuple[TinyLM, TinyLM]:
+    torch.manual_seed(seed)
+    ours = TinyLM()
+    theirs = TinyLM()
+    theirs.load_state_dict(ours.state_dict())
+    return ours, theirs
+
+
+def backward(model: nn.Module, step: int, scale: float = 1.0) -> None:
+    generator = torch.Generator().manual_seed(1000 + step)
+    tokens = torch.randint(0, VOCAB, (BATCH, SEQ), generator=generator)
+    targets = torch.randint(0, VOCAB, (BATCH, SEQ), generator=generator)
+    loss = (
+        nn.functional.cross_entropy(model(tokens).reshape(-1, VOCAB), targets.reshape(-1)) * scale
+    )
+    loss.backward()
+
+
+def fields(revision: str) -> frozenset[str]:
+    return models(revision).RLOptimStepBody._FIELDS
+
+
+def adam_body(revision: str, clip: float | None, **settings: float) -> dict:
+    """An optim-step body with Adam overrides, in the revision's own field names."""
+    names = fields(revision)
+    group = dict(settings)
+    body: dict = {}
+    if "adam_params" in names:
+        if clip is not None:
+            group["grad_clip_norm"] = clip
+        body["adam_params"] = group
+    else:
+        if "learning_rate" in group and "learning_rate" in names:  # the oldest revision: `lr`
+            group["lr"] = group.pop("learning_rate")
+        body["adamw_params"] = group
+        if clip is not None:
+            body["max_grad_norm"] = clip
+    if "weight_sync_type" in names:
+        body["weight_sync_type"] = "WEIGHT_SYNC_TYPE_SYNCHRONOUS"
+    return body
+
+
+def muon_body(revision: str, clip: float | None, adam: dict, **settings: float) -> dict:
+    """An optim-step body with Muon overrides and Adam ones for the other parameters."""
+    names = fields(revision)
+    group = dict(settings)
+    body: dict = {}
+    oldest = "learning_rate" in names
+    if oldest:
+        group["lr"] = group.pop("learning_rate")
+        body["adamw_params"] = {("lr" if k == "learning_rate" else k): v for k, v in adam.items()}
+    elif "adam_params" in names:
+        group["adam"] = dict(adam)
+        if clip is not None:
+            group["grad_clip_norm"] = clip
+    else:
+        group["adamw"] = dict(adam)
+    body["muon_params"] = group
+    if "max_grad_norm" in names and clip is not None:
+        body["max_grad_norm"] = clip
+    if "weight_sync_type" in names:
+        body["weight_sync_type"] = "WEIGHT_SYNC_TYPE_SYNCHRONOUS"
+    return body
+
+
+def completed(operation) -> None:
+    assert operation.status == "TRAINING_OPERATION_STATUS_COMPLETED", operation.error
+
+
+# -- numerics against PyTorch ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize("clip", [0.2, 0.0])
+def test_adam_equals_torch_adamw_after_clip_grad_norm(revision, clip):
+    ours, theirs = twin_models()
+    session = reference(revision).LocalSession(ours, "adam")
+    torch_adamw = torch.optim.AdamW(
+        theirs.parameters(),
+        lr=ADAM["learning_rate"],
+        betas=(ADAM["beta1"], ADAM["beta2"]),
+        eps=ADAM["eps"],
+        weight_decay=ADAM["weight_decay"],
+    )
+    for step in range(20):
+        backward(ours, step)
+        backward(theirs, step)
+        completed(session.optim_step(adam_body(revision, clip, **ADAM)))
+        if clip > 0:
+            nn.utils.clip_grad_norm_(theirs.parameters(), clip)
+        torch_adamw.step()
+        torch_adamw.zero_grad(set_to_none=True)
+        for (name, mine), theirs_param in zip(ours.named_parameters(), theirs.parameters()):
+            error = (mine - theirs_param).abs()
+            assert bool(
+                (error <= 1e-6 * theirs_param.abs()).all()
+            ), f"step {step + 1}, {name}: {error.max():.2e}"
+    assert session.step == 20 and all(p.grad is None for p in ours.parameters())
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize("scaling", ["original", "match_adam"])
+def test_muon_equals_torch_muon_with_adamw_for_the_rest(revision, scaling):
+    ours, theirs = twin_models()
+    session = reference(revision).LocalSession(ours, "muon", muon_scaling=scaling)
+    matrices = [
+        p
+        for n, p in theirs.named_parameters()
+        if p.ndim == 2 and "embed" not in n and "lm_head" not in n
+    ]
+    others = [
+        p
+        for n, p in theirs.named_parameters()
+        if not (p.ndim == 2 and "embed" not in n and "lm_head" not in n)
+    ]
+    torch_muon = torch.optim.Muon(
+        matrices,
+        lr=MUON["learning_rate"],
+        momentum=MUON["momentum"],
+        nesterov=True,
+        weight_decay=MUON["weight_decay"],
+        ns_steps=MUON["newton_schulz_steps"],
+        adjust_lr_fn="original" if scaling == "original" else "match_rms_adamw",
+    )
+    torch_adamw = torch.optim.AdamW(
+        others,
+        lr=ADAM["learning_rate"],
+        betas=(ADAM["beta1"], ADAM["beta2"]),
+        eps=ADAM["eps"],
+        weight_decay=ADAM["weight_decay"],
+    )
+    for step in range(20):
+        backward(ours, step)
+        backward(theirs, step)
+        completed(session.optim_step(muon_body(revision, 0.5, ADAM, **MUON)))
+        nn.utils.clip_grad_norm_(theirs.parameters(), 0.5)
+        torch_muon.step()
+        torch_adamw.step()
+        theirs.zero_grad(set_to_none=True)
+        # bf16 Newton-Schulz batched across matrices rounds an element differently from torch's
+        # per-matrix one now and then; the model as a whole stays within 1e-2 at every step.
+        mine = torch.cat([p.detach().flatten() for p in ours.parameters()])
+        reference_vector = torch.cat([p.detach().flatten() for p in theirs.parameters()])
+        relative = ((mine - reference_vector).norm() / reference_vector.norm()).item()
+        assert relative <= 1e-2, f"step {step + 1}: {relative:.2e}"
+
+
+def test_optimizer_state_is_no_larger_than_pytorchs():
+    def state_bytes(states):
+        return sum(
+            t.numel() * t.element_size()
+            for s in states
+            for t in s.values()
+            if isinstance(t, Tensor)
+        )
+
+    for kind in ("adam", "muon"):
+        ours, theirs = twin_models()
+        session = reference("f4885bc38424").LocalSession(ours, kind)
+        backward(ours, 0)
+        completed(session.optim_step({}))
+        saved = session.state_dict()
+        mine = state_bytes(list(saved["adam"].values()) + list(saved["muon"].values()))
+        backward(theirs, 0)
+        if kind == "adam":
+            optimizers = [torch.optim.AdamW(theirs.parameters())]
+        else:
+            two_d = [
+                p
+                for n, p in theirs.named_parameters()
+                if p.ndim == 2 and "embed" not in n and "lm_head" not in n
+            ]
+            rest = [p for p in theirs.parameters() if all(p is not q for q in two_d)]
+            optimizers = [torch.optim.Muon(two_d), torch.optim.AdamW(rest)]
+        for optimizer in optimizers:
+            optimizer.step()
+        torch_bytes = state_bytes([s for o in optimizers for s in o.state.values()])
+        assert 0 < mine <= torch_bytes
+
+
+# -- the contract of a step ------------------------------------------------------------------------
+
+
+INVALID = [
+    ("learning_rate", -1.0, "must be >= 0"),
+    ("beta1", 1.0, "must be in [0, 1)"),
+    ("beta1", -0.1, "must be in [0, 1)"),
+    ("beta2", 1.5, "must be in [0, 1)"),
+    ("eps", 0.0, "must be > 0"),
+    ("weight_decay", -0.5, "must be >= 0"),
+]
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize(("field", "value", "problem"), INVALID)
+def test_invalid_adam_settings_fail_with_invalid_input(revision, field, value, problem):
+    model, _ = twin_models()
+    session = reference(revision).LocalSession(model, "adam")
+    backward(model, 0)
+    before = [p.detach().clone() for p in model.parameters()]
+    body = adam_body(revision, None, **{field: value})
+    group = "adam_params" if "adam_params" in body else "adamw_params"
+    key = "lr" if field == "learning_rate" and "learning_rate" in fields(revision) else field
+    operation = session.optim_step(body)
+    assert operation.status == "TRAINING_OPERATION_STATUS_FAILED"
+    assert operation.error.code == "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
+    assert operation.error.message == f"{group}.{key}: {problem}, got {value!r}"
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters())) and session.step == 0
+    assert all(p.grad is not None for p in model.parameters())  # a failed step consumes nothing
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("momentum", 1.0, "must be in [0, 1)"),
+        ("momentum", -0.2, "must be in [0, 1)"),
+        ("newton_schulz_steps", 0, "must be between 1 and 100"),
+        ("newton_schulz_steps", 101, "must be between 1 and 100"),
+        ("weight_decay", -1.0, "must be >= 0"),
+        ("learning_rate", -0.1, "must be >= 0"),
+    ],
+)
+def test_invalid_muon_settings_fail_with_invalid_input(revision, field, value, problem):
+    model, _ = twin_models()
+    session = reference(revision).LocalSession(model, "muon")
+    key = "lr" if field == "learning_rate" and "learning_rate" in fields(revision) else field
+    operation = session.optim_step({"muon_params": {key: value}, **_sync(revision)})
+    assert operation.error.code == "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
+    assert operation.error.message == f"muon_params.{key}: {problem}, got {value!r}"
+
+
+def _sync(revision: str) -> dict:
+    return (
+        {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"}
+        if "weight_sync_type" in fields(revision)
+        else {}
+    )
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_clip_values_and_wrong_types_fail_with_invalid_input(revision):
+    model, _ = twin_models()
+    session = reference(revision).LocalSession(model, "adam")
+    negative_clip = adam_body(revision, -1.0)
+    clip_path = "adam_params.grad_clip_norm" if "adam_params" in negative_clip else "max_grad_norm"
+    operation = session.optim_step(negative_clip)
+    assert operation.error.message == f"{clip_path}: must be >= 0, got -1.0"
+    nan = adam_body(revision, None, beta1=float("nan"))
+    group = "adam_params" if "adam_params" in nan else "adamw_params"
+    assert (
+        session.optim_step(nan).error.message == f"{group}.beta1: expected a finite number, got nan"
+    )
+    wrong = adam_body(revision, None, eps="small")
+    assert session.optim_step(wrong).error.message == f"{group}.eps: expected a number, got 'small'"
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_overrides_of_the_other_optimizer_are_invalid(revision):
+    model, _ = twin_models()
+    adam_session = reference(revision).LocalSession(model, "adam")
+    operation = adam_session.optim_step({"muon_params": {"momentum": 0.9}, **_sync(revision)})
+    assert (
+        operation.error.message
+        == "muon_params: Muon overrides in an Adam session, got {'momentum': 0.9}"
+    )
+    muon_session = reference(revision).LocalSession(model, "muon")
+    top = adam_body(revision, None, beta1=0.9)
+    operation = muon_session.optim_step(top)
+    if (
+        revision == "baseline"
+    ):  # adamw_params also tune the Adam-handled parameters of a Muon session
+        completed(operation)
+    else:
+        group = "adam_params" if "adam_params" in top else "adamw_params"
+        assert (
+            operation.error.message
+            == f"{group}: Adam overrides at the top level of a Muon session, got {{'beta1': 0.9}}"
+        )
+
+
+def test_different_muon_and_nested_adam_clip_values_are_invalid():
+    model, _ = twin_models()
+    session = reference("f4885bc38424").LocalSession(model, "muon")
+    operation = session.optim_step(
+        {"muon_params": {"grad_clip_norm": 0.5, "adam": {"grad_clip_norm": 1.0}}}
+    )
+    assert operation.error.message == (
+        "muon_params.adam.grad_clip_norm: differs from muon_params.grad_clip_norm (0.5); set one clip value, got 1.0"
+    )
+    backward(model, 0)
+    completed(
+        session.optim_step(
+            {"muon_params": {"grad_clip_norm": 0.5, "adam": {"grad_clip_norm": 0.5}}}
+        )
+    )
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize("kind", ["adam", "muon"])
+def test_non_finite_gradients_change_nothing(revision, kind):
+    model, _ = twin_models()
+    session = reference(revision).LocalSession(model, kind)
+    backward(model, 0)
+    completed(session.optim_step({**_sync(revision)}))
+    backward(model, 1)
+    model.blocks[0].q.weight.grad[0, 0] = float("inf") if kind == "adam" else float("nan")
+    before_params = [p.detach().clone() for p in model.parameters()]
+    before_grads = [p.grad.clone() for p in model.parameters()]
+    before_state = session.state_dict()
+    operation = session.optim_step({**_sync(revision)})
+    codes = models(revision).RLTrainingOperationErrorCode.__members__
+    expected = (
+        "NON_FINITE_LOSS"
+        if "TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS" in codes
+        else "INTERNAL_ERROR"
+    )
+    assert operation.status == "TRAINING_OPERATION_STATUS_FAILED"
+    assert operation.error.code == f"TRAINING_OPERATION_ERROR_CODE_{expected}"
+    assert all(torch.equal(a, b) for a, b in zip(before_params, model.parameters()))
+    assert all(_same(a, p.grad) for a, p in zip(before_grads, model.parameters()))
+    after_state = session.state_dict()
+    assert after_state["step"] == before_state["step"] == 1
+    for kind_state in ("adam", "muon"):
+        for name, tensors in before_state[kind_state].items():
+            for key, value in tensors.items():
+                other = after_state[kind_state][name][key]
+                assert torch.equal(value, other) if isinstance(value, Tensor) else value == other
+
+
+def _same(a: Tensor, b: Tensor) -> bool:
+    """Bit-identical, NaN included."""
+    return torch.equal(a.view(torch.int32), b.view(torch.int32))
+
+
+def test_non_finite_loss_code_exists_only_from_ebd4756a41e4():
+    assert (
+        "TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS"
+        not in models("9ccc57e5e4b9").RLTrainingOperationErrorCode.__members__
+    )
+    assert (
+        "TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS"
+        in models("ebd4756a41e4").RLTrainingOperationErrorCode.__members__
+    )
+
+
+def test_overrides_apply_to_one_step_and_parameters_without_gradients_sit_out():
+    ours, theirs = twin_models()
+    session = reference("f4885bc38424").LocalSession(ours, "adam")
+    torch_adamw = torch.optim.AdamW(
+        theirs.parameters(), lr=1e-4, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0
+    )
+    for step, lr in enumerate([1e-2, None, None]):
+        backward(ours, step)
+        backward(theirs, step)
+        ours.lm_head.weight.grad = None  # takes no part in the step
+        theirs.lm_head.weight.grad = None
+        completed(session.optim_step({"adam_params": {"learning_rate": lr}} if lr else {}))
+        for group in torch_adamw.param_groups:
+            group["lr"] = lr or 1e-4
+        nn.utils.clip_grad_norm_(theirs.parameters(), 1.0)
+        torch_adamw.step()
+        theirs.zero_grad(set_to_none=True)
+    for mine, reference_param in zip(ours.parameters(), theirs.parameters()):
+        assert torch.allclose(mine, reference_param, rtol=1e-6, atol=0)
+    assert "lm_head.weight" not in session.state_dict()["adam"]
+
+
+def test_concurrent_submissions_are_each_applied_once_in_order():
+    model, _ = twin_models()
+    session = reference("f4885bc38424").LocalSession(model, "adam")
+    rates = [1e-3 * (i + 1) for i in range(8)]
+    results = {}
+    start = threading.Barrier(len(rates))
+
+    def submit(rate):
+        start.wait()
+        results[rate] = session.optim_step(
+            {"adam_params": {"learning_rate": rate, "grad_clip_norm": 0}}
+        )
+
+    # No gradients: each step still counts, so the order is visible in the step numbers.
+    threads = [threading.Thread(target=submit, args=(rate,)) for rate in rates]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    steps = sorted(int(op.output.step) for op in results.values())
+    assert steps == list(range(1, len(rates) + 1)) and session.step == len(rates)
+    ids = {op.id for op in results.values()}
+    assert len(ids) == len(rates)
+    # Operation ids are given in submission order and match the step numbers.
+    assert all(op.id == f"optim-step-{op.output.step}" for op in results.values())
+
+
+def test_concurrent_steps_with_gradients_equal_the_same_steps_in_sequence():
+    model, replay = twin_models()
+    session = reference("f4885bc38424").LocalSession(model, "adam")
+    lock = threading.Lock()
+    applied = []
+
+    def submit(index):
+        with lock:  # gradients are put in place, then the step is submitted, one thread at a time
+            backward(model, index)
+            operation = session.optim_step({"adam_params": {"learning_rate": 1e-3 * (index + 1)}})
+            applied.append((int(operation.output.step), index))
+
+    threads = [threading.Thread(target=submit, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    sequential = reference("f4885bc38424").LocalSession(replay, "adam")
+    for _, index in sorted(applied):
+        backward(replay, index)
+        completed(sequential.optim_step({"adam_params": {"learning_rate": 1e-3 * (index + 1)}}))
+    assert all(torch.equal(a, b) for a, b in zip(model.parameters(), replay.parameters()))
+
+
+@pytest.mark.parametrize("kind", ["adam", "muon"])
+def test_a_saved_and_restored_session_continues_bit_for_bit(kind):
+    original, restored_model = twin_models()
+    module = reference("f4885bc38424")
+    session = module.LocalSession(original, kind)
+    for step in range(4):
+        backward(original, step)
+        completed(session.optim_step({}))
+    saved = session.state_dict()
+    restored = module.LocalSession(restored_model, kind)
+    restored.load_state_dict(saved)
+    for step in range(4, 8):
+        backward(original, step)
+        backward(restored_model, step)
+        a, b = session.optim_step({}), restored.optim_step({})
+        assert a.to_dict() == b.to_dict()
+    assert all(
+        torch.equal(x, y) for x, y in zip(original.parameters(), restored_model.parameters())
+    )
+    with pytest.raises(ValueError, match="is of a"):
+        module.LocalSession(twin_models()[0], "muon" if kind == "adam" else "adam").load_state_dict(
+            saved
+        )
+
+
+def test_session_defaults_are_checked_and_used():
+    module = reference("f4885bc38424")
+    model, _ = twin_models()
+    with pytest.raises(TypeError, match="unknown session default 'momentum' for a adam session"):
+        module.LocalSession(model, "adam", momentum=0.9)
+    with pytest.raises(ValueError, match="session default beta1 must be in"):
+        module.LocalSession(model, "adam", beta1=1.0)
+    with pytest.raises(ValueError, match="optimizer must be 'adam' or 'muon'"):
+        module.LocalSession(model, "sgd")
+    session = module.LocalSession(
+        model, "muon", learning_rate=0.05, adam_learning_rate=1e-3, grad_clip_norm=0
+    )
+    assert session.optimizer == "muon"
+    with pytest.raises(ValueError, match="2-D parameters only"):
+        module.LocalSession(model, "muon", muon_filter=lambda name, p: True)
+
+
+def test_get_operation_returns_the_recorded_state():
+    module = reference("f4885bc38424")
+    model, _ = twin_models()
+    session = module.LocalSession(model, "adam")
+    operation = session.optim_step({})
+    assert session.get_operation(operation.id) == operation
+    with pytest.raises(module.UnknownOperationError, match="no operation 'nope'"):
+        session.get_operation("nope")
