@@ -8,6 +8,7 @@ files are formatted with the pinned black. Output is a pure function of ``spec/`
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import shutil
@@ -293,12 +294,19 @@ def _render(template: jinja2.Template, output: str, **context: Any) -> str:
         raise RenderError(f"{template.name}: {exc}") from exc
     if output.endswith(".py"):
         try:
-            text = black.format_str(text, mode=BLACK_MODE)
+            text = format_python(text)
         except black.InvalidInput as exc:
             raise RenderError(
                 f"{template.name} rendered invalid Python for {output}: {exc}"
             ) from exc
     return text
+
+
+@functools.lru_cache(maxsize=256)
+def format_python(source: str) -> str:
+    """``source`` formatted by the pinned black. Several files are the same in every revision's
+    package; each distinct text is formatted once."""
+    return black.format_str(source, mode=BLACK_MODE)
 
 
 def render_all(
