@@ -7,8 +7,9 @@ files are formatted with the pinned black. Output is a pure function of ``spec/`
 
 from __future__ import annotations
 
+import concurrent.futures
 import difflib
-import functools
+import multiprocessing
 import json
 import os
 import shutil
@@ -43,12 +44,14 @@ PACKAGE_FILES: tuple[tuple[str, str], ...] = (
     ("CHANGELOG.md.jinja", "CHANGELOG.md"),
     ("docs/operation.md.jinja", "docs/{operation}"),
     ("together_rl/__init__.py.jinja", "together_rl/__init__.py"),
+    ("together_rl/_revision.py.jinja", "together_rl/_revision.py"),
     ("together_rl/_model.py.jinja", "together_rl/_model.py"),
     ("together_rl/_exceptions.py.jinja", "together_rl/_exceptions.py"),
     ("together_rl/_client.py.jinja", "together_rl/_client.py"),
     ("together_rl/models.py.jinja", "together_rl/models.py"),
     ("together_rl/py.typed.jinja", "together_rl/py.typed"),
     ("together_rl/reference/__init__.py.jinja", "together_rl/reference/__init__.py"),
+    ("together_rl/reference/_fields.py.jinja", "together_rl/reference/_fields.py"),
     ("together_rl/reference/_optim.py.jinja", "together_rl/reference/_optim.py"),
     ("together_rl/reference/_session.py.jinja", "together_rl/reference/_session.py"),
     ("together_rl/reference/_routes.py.jinja", "together_rl/reference/_routes.py"),
@@ -252,8 +255,9 @@ def render_package(
     revisions: Sequence[Revision],
     position: int,
     versions: Sequence[VersionedChanges],
-) -> dict[str, bytes]:
-    """The files of one revision's package, by path relative to the package folder."""
+) -> dict[str, tuple[str, str]]:
+    """The files of one revision's package, by path relative to the package folder, each as
+    ``(template name, text)``; Python is not formatted yet (see :func:`render_all`)."""
     revision = revisions[position]
     doc = revision.document
     module = build_module(revisions, position)
@@ -272,7 +276,7 @@ def render_package(
         "pages": pages,
         "example": _example(doc, client),
     }
-    files: dict[str, bytes] = {"openapi.yaml": revision.file.read_bytes()}
+    files = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
     for template_name, output in PACKAGE_FILES:
         template = env.get_template(template_name)
         if "{operation}" in output:
@@ -280,33 +284,18 @@ def render_package(
                 changes = changelog.changes_section(
                     changelog.for_operation(entries, page.operation.key), limit=4
                 )
-                text = _render(template, output, page=page, changes=changes, **context)
-                files[output.format(operation=page.file_name)] = text.encode()
+                text = _render(template, page=page, changes=changes, **context)
+                files[output.format(operation=page.file_name)] = (template_name, text)
         else:
-            files[output] = _render(template, output, **context).encode()
+            files[output] = (template_name, _render(template, **context))
     return files
 
 
-def _render(template: jinja2.Template, output: str, **context: Any) -> str:
+def _render(template: jinja2.Template, **context: Any) -> str:
     try:
-        text = template.render(**context)
+        return template.render(**context)
     except jinja2.TemplateError as exc:
         raise RenderError(f"{template.name}: {exc}") from exc
-    if output.endswith(".py"):
-        try:
-            text = format_python(text)
-        except black.InvalidInput as exc:
-            raise RenderError(
-                f"{template.name} rendered invalid Python for {output}: {exc}"
-            ) from exc
-    return text
-
-
-@functools.lru_cache(maxsize=256)
-def format_python(source: str) -> str:
-    """``source`` formatted by the pinned black. Several files are the same in every revision's
-    package; each distinct text is formatted once."""
-    return black.format_str(source, mode=BLACK_MODE)
 
 
 def render_all(
@@ -315,19 +304,52 @@ def render_all(
     *,
     templates: Path = TEMPLATES_DIR,
 ) -> dict[str, bytes]:
-    """Every package's files, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...)."""
+    """Every package's files, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...).
+
+    Python files are formatted by the pinned black once all templates rendered: each distinct
+    text once (many files are the same in every package), in parallel processes.
+    """
     env = environment(templates)
     revisions = list(index)
     versions = package_versions(revisions)
     wanted = set(revision_ids) if revision_ids else {r.id for r in revisions}
     for revision_id in wanted:
         index.get(revision_id)  # an unknown id is an error
-    files: dict[str, bytes] = {}
+    rendered: dict[str, tuple[str, str]] = {}
     for position, revision in enumerate(revisions):
         if revision.id in wanted:
-            for path, content in render_package(env, revisions, position, versions).items():
-                files[f"{revision.id}/{path}"] = content
+            for path, entry in render_package(env, revisions, position, versions).items():
+                rendered[f"{revision.id}/{path}"] = entry
+    sources = sorted(
+        {text for path, (_, text) in rendered.items() if path.endswith(".py")}, key=len
+    )
+    formatted = dict(zip(sources, format_sources(sources)))
+    files: dict[str, bytes] = {}
+    for path, (template_name, text) in rendered.items():
+        if path.endswith(".py"):
+            ok, text = formatted[text]
+            if not ok:
+                raise RenderError(f"{template_name} rendered invalid Python for {path}: {text}")
+        files[path] = text.encode()
     return files
+
+
+def format_sources(sources: Sequence[str]) -> list[tuple[bool, str]]:
+    """``(True, formatted)`` or ``(False, black's error)`` for each source, using every core."""
+    workers = min(os.cpu_count() or 1, len(sources))
+    if workers < 2:
+        return [_format(source) for source in sources]
+    with concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork")
+    ) as pool:
+        return list(pool.map(_format, sources))
+
+
+def _format(source: str) -> tuple[bool, str]:
+    try:
+        return True, black.format_str(source, mode=BLACK_MODE)
+    except black.InvalidInput as exc:
+        return False, str(exc)
 
 
 # -- writing and checking --------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Final, TypeVar
 
+from ._revision import SPEC_REVISION
+
 T = TypeVar("T")
 E = TypeVar("E", bound=enum.StrEnum)
 M = TypeVar("M", bound="Model")
@@ -22,7 +24,6 @@ Reader = Callable[[object, str], T]
 Writer = Callable[[T, str], object]
 
 _REPR_LIMIT = 80
-_REVISION: Final = "0c4fdad77435"
 
 
 class Unset(enum.Enum):
@@ -80,7 +81,7 @@ class RevisionMismatchError(TypeError):
         self.model = model
         self.field = field
         super().__init__(
-            f"{model}: `{field}` {history} (this package implements revision {_REVISION})"
+            f"{model}: `{field}` {history} (this package implements revision {SPEC_REVISION})"
         )
 
 
@@ -261,7 +262,7 @@ class Model(ABC):
             name = next(iter(extra))
             if name in cls._OTHER_REVISIONS:
                 history = cls._OTHER_REVISIONS[name]
-                problem = f"`{name}` {history} (this package implements revision {_REVISION})"
+                problem = f"`{name}` {history} (this package implements revision {SPEC_REVISION})"
                 raise ValidationError(at(path, name), problem, extra[name])
             known = ", ".join(sorted(cls._FIELDS))
             raise ValidationError(at(path, name), f"unknown field (known: {known})", extra[name])

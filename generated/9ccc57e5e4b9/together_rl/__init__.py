@@ -22,14 +22,7 @@ from ._exceptions import (
     UnprocessableEntityError,
 )
 from ._model import UNSET, RevisionMismatchError, Unset, ValidationError
-
-SPEC_REVISION = "9ccc57e5e4b9"
-"""The API revision this package was generated from."""
-
-SPEC_DATE: str | None = "2026-07-31"
-"""The date of that revision (ISO 8601), or None where it is not known."""
-
-__version__ = "3.0.0"
+from ._revision import SPEC_DATE, SPEC_REVISION, __version__
 
 __all__ = [
     "SPEC_DATE",

@@ -20,14 +20,7 @@ from ._exceptions import (
     UnprocessableEntityError,
 )
 from ._model import UNSET, RevisionMismatchError, Unset, ValidationError
-
-SPEC_REVISION = "baseline"
-"""The API revision this package was generated from."""
-
-SPEC_DATE: str | None = None
-"""The date of that revision (ISO 8601), or None where it is not known."""
-
-__version__ = "1.0.0"
+from ._revision import SPEC_DATE, SPEC_REVISION, __version__
 
 __all__ = [
     "SPEC_DATE",

@@ -19,7 +19,6 @@ from torch import Tensor, nn
 
 from .._model import ValidationError, at
 from ..models import (
-    RLOptimStepBody,
     RLOptimStepOperation,
     RLOptimStepResult,
     RLTrainingOperationError,
@@ -27,21 +26,18 @@ from ..models import (
     RLTrainingOperationStatus,
 )
 from . import _optim
+from ._fields import (
+    ADAM_GROUP,
+    MUON_ADAM_GROUP,
+    MUON_GROUP,
+    NON_FINITE,
+    STEP_CLIP,
+    STEP_LEARNING_RATE,
+    Body,
+)
 
 __all__ = ["ADAM_DEFAULTS", "MUON_DEFAULTS", "LocalSession", "UnknownOperationError"]
 
-# Where this revision's request fields sit (see the reference semantics' table by revision).
-_ADAM_GROUP: str | None = "adamw_params"
-"""Top-level Adam overrides."""
-_MUON_GROUP: str | None = "muon_params"
-"""Muon overrides."""
-_MUON_ADAM_GROUP: str | None = "adamw"
-"""Adam overrides nested in the Muon group, for the parameters Muon does not handle."""
-_STEP_LEARNING_RATE: str | None = None
-"""A top-level learning rate, used where the optimizer's own is unset."""
-_STEP_CLIP: str | None = "max_grad_norm"
-"""A top-level clip value."""
-_NON_FINITE = RLTrainingOperationErrorCode.TRAINING_OPERATION_ERROR_CODE_INTERNAL_ERROR
 _LEARNING_RATE_KEYS = ("learning_rate", "lr")
 _CLIP_KEY = "grad_clip_norm"
 
@@ -201,7 +197,7 @@ class LocalSession:
 
     # -- operations ---------------------------------------------------------------------------------
 
-    def optim_step(self, body: RLOptimStepBody | Mapping[str, Any]) -> RLOptimStepOperation:
+    def optim_step(self, body: Body | Mapping[str, Any]) -> RLOptimStepOperation:
         """Apply one optimizer step with the per-step overrides of ``body`` (the model, or a dict in
         the wire format) and return the finished operation: COMPLETED with ``output.step``, or
         FAILED with an error code and a message."""
@@ -218,7 +214,7 @@ class LocalSession:
             total_norm = _optim.total_grad_norm([g for g in grads if g is not None])
             if not torch.isfinite(total_norm):
                 message = f"the total gradient norm is {total_norm.item()}; nothing was changed"
-                return self._record(_failed(operation_id, _NON_FINITE, message))
+                return self._record(_failed(operation_id, NON_FINITE, message))
             self._apply(names, settings, total_norm)
             self._step += 1
             for p in self._params.values():
@@ -291,46 +287,46 @@ class LocalSession:
 
     # -- one step -----------------------------------------------------------------------------------
 
-    def _settings(self, body: RLOptimStepBody | Mapping[str, Any]) -> _Settings:
+    def _settings(self, body: Body | Mapping[str, Any]) -> _Settings:
         """Check the request and resolve every setting of the step."""
-        if isinstance(body, RLOptimStepBody):
+        if isinstance(body, Body):
             wire = body.to_dict()
         else:
-            wire = RLOptimStepBody.from_dict(body).to_dict()
+            wire = Body.from_dict(body).to_dict()
         _check_ranges(wire, "")
-        adam_top = wire.get(_ADAM_GROUP) if _ADAM_GROUP else None
-        muon = wire.get(_MUON_GROUP) if _MUON_GROUP else None
-        muon_adam = muon.get(_MUON_ADAM_GROUP) if muon is not None and _MUON_ADAM_GROUP else None
+        adam_top = wire.get(ADAM_GROUP) if ADAM_GROUP else None
+        muon = wire.get(MUON_GROUP) if MUON_GROUP else None
+        muon_adam = muon.get(MUON_ADAM_GROUP) if muon is not None and MUON_ADAM_GROUP else None
         if self.optimizer == "adam":
             if muon is not None:
-                raise _InvalidInput(str(_MUON_GROUP), muon, "Muon overrides in an Adam session")
-            adam, adam_path = adam_top, _ADAM_GROUP
+                raise _InvalidInput(str(MUON_GROUP), muon, "Muon overrides in an Adam session")
+            adam, adam_path = adam_top, ADAM_GROUP
             clips = [
-                (at(str(_ADAM_GROUP), _CLIP_KEY), adam_top.get(_CLIP_KEY) if adam_top else None)
+                (at(str(ADAM_GROUP), _CLIP_KEY), adam_top.get(_CLIP_KEY) if adam_top else None)
             ]
         else:
-            if adam_top is not None and _MUON_ADAM_GROUP is not None:
+            if adam_top is not None and MUON_ADAM_GROUP is not None:
                 raise _InvalidInput(
-                    str(_ADAM_GROUP), adam_top, "Adam overrides at the top level of a Muon session"
+                    str(ADAM_GROUP), adam_top, "Adam overrides at the top level of a Muon session"
                 )
             # Without a nested group (the oldest revision), the top-level Adam overrides tune the
             # Adam-handled parameters of a Muon session.
             adam, adam_path = (
-                (muon_adam, at(str(_MUON_GROUP), str(_MUON_ADAM_GROUP)))
-                if _MUON_ADAM_GROUP
-                else (adam_top, _ADAM_GROUP)
+                (muon_adam, at(str(MUON_GROUP), str(MUON_ADAM_GROUP)))
+                if MUON_ADAM_GROUP
+                else (adam_top, ADAM_GROUP)
             )
             clips = [
-                (at(str(_MUON_GROUP), _CLIP_KEY), muon.get(_CLIP_KEY) if muon else None),
+                (at(str(MUON_GROUP), _CLIP_KEY), muon.get(_CLIP_KEY) if muon else None),
                 (at(str(adam_path), _CLIP_KEY), adam.get(_CLIP_KEY) if adam else None),
             ]
         given = [(path, value) for path, value in clips if value is not None]
         if len({value for _, value in given}) > 1:
             (first, a), (second, b) = given
             raise _InvalidInput(second, b, f"differs from {first} ({a}); set one clip value")
-        step_clip = wire.get(_STEP_CLIP) if _STEP_CLIP else None
+        step_clip = wire.get(STEP_CLIP) if STEP_CLIP else None
         clip = given[0][1] if given else step_clip if step_clip is not None else self._clip_default
-        step_lr = wire.get(_STEP_LEARNING_RATE) if _STEP_LEARNING_RATE else None
+        step_lr = wire.get(STEP_LEARNING_RATE) if STEP_LEARNING_RATE else None
         return _Settings(
             clip=clip,
             adam=_merge(self._adam_defaults, adam, step_lr),
@@ -344,10 +340,9 @@ class LocalSession:
         muon_names = [name for name in names if name in self._muon_names]
         adam_names = [name for name in names if name not in self._muon_names]
         if muon_names:
-            states = [
-                self._muon_state.setdefault(n, _optim.muon_state(self._params[n]))
-                for n in muon_names
-            ]
+            states = _optim.ensure_states(
+                self._muon_state, [(n, self._params[n]) for n in muon_names], _optim.muon_state
+            )
             _optim.muon_step(
                 [self._params[n] for n in muon_names],
                 [_grad(self._params[n]) for n in muon_names],
@@ -362,10 +357,9 @@ class LocalSession:
             _optim.adam_update(
                 [self._params[n] for n in adam_names],
                 [_grad(self._params[n]) for n in adam_names],
-                [
-                    self._adam_state.setdefault(n, _optim.adam_state(self._params[n]))
-                    for n in adam_names
-                ],
+                _optim.ensure_states(
+                    self._adam_state, [(n, self._params[n]) for n in adam_names], _optim.adam_state
+                ),
                 lr=settings.adam["learning_rate"],
                 beta1=settings.adam["beta1"],
                 beta2=settings.adam["beta2"],

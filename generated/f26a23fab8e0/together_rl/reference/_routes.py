@@ -5,44 +5,13 @@ gateway, request fields this revision does not know are ignored."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 from urllib.parse import unquote
 
+from ._fields import KNOWN_FIELDS, OPERATION_ID, RETRIEVE, SUBMIT
 from ._session import LocalSession, UnknownOperationError
 
 __all__ = ["respond"]
-
-_SUBMIT = re.compile("(?:.*)/rl/training\\-sessions/(?P<session_id>[^/]+)/operations/optim\\-step")
-_RETRIEVE = re.compile(
-    "(?:.*)/rl/training\\-sessions/(?P<session_id>[^/]+)/operations/optim\\-step/(?P<operation_id>[^/]+)"
-)
-_KNOWN_FIELDS: dict[str, Any] = {
-    "adam_params": {
-        "learning_rate": None,
-        "beta1": None,
-        "beta2": None,
-        "eps": None,
-        "weight_decay": None,
-        "grad_clip_norm": None,
-    },
-    "muon_params": {
-        "learning_rate": None,
-        "momentum": None,
-        "newton_schulz_steps": None,
-        "weight_decay": None,
-        "grad_clip_norm": None,
-        "adam": {
-            "learning_rate": None,
-            "beta1": None,
-            "beta2": None,
-            "eps": None,
-            "weight_decay": None,
-            "grad_clip_norm": None,
-        },
-    },
-}
-"""The request body's fields, as a tree: nested objects map to their own fields."""
 
 
 def respond(
@@ -53,15 +22,15 @@ def respond(
     ``path`` is the raw (still percent-encoded) path; anything before the operation's path, such
     as ``/v1``, is ignored.
     """
-    retrieve = _RETRIEVE.fullmatch(path)
+    retrieve = RETRIEVE.fullmatch(path)
     if retrieve is not None:
         if method != "GET":
             return _error(405, "invalid_request_error", f"{method} is not allowed here; use GET")
         try:
-            return 200, session.get_operation(unquote(retrieve["operation_id"])).to_dict()
+            return 200, session.get_operation(unquote(retrieve[OPERATION_ID])).to_dict()
         except UnknownOperationError as exc:
             return _error(404, "not_found_error", str(exc))
-    if _SUBMIT.fullmatch(path) is not None:
+    if SUBMIT.fullmatch(path) is not None:
         if method != "POST":
             return _error(405, "invalid_request_error", f"{method} is not allowed here; use POST")
         try:
@@ -70,7 +39,7 @@ def respond(
             return _error(400, "invalid_request_error", f"the request body is not JSON: {exc}")
         if not isinstance(data, dict):
             return _error(400, "invalid_request_error", "the request body must be a JSON object")
-        return 200, session.optim_step(_known_only(data, _KNOWN_FIELDS)).to_dict()
+        return 200, session.optim_step(_known_only(data, KNOWN_FIELDS)).to_dict()
     return _error(404, "not_found_error", f"no operation at {method} {path}")
 
 

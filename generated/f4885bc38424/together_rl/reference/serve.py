@@ -2,7 +2,7 @@
 
     python -m together_rl.reference.serve --port 8000 --optimizer adam
 
-The server answers the optim-step operations of revision f4885bc38424 as the API does (see
+The server answers the optim-step operations of the package's revision as the API does (see
 ``LocalTransport``). This API has no way to send gradients, so before each step the served
 session computes the gradients of a small demonstration model on a fixed random regression
 batch: the steps do real optimizer work, deterministically for a given ``--seed``.
@@ -21,6 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from .._revision import SPEC_REVISION
 from ._routes import respond
 from ._session import LocalSession
 
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     session = LocalSession(model, args.optimizer, muon_scaling=args.muon_scaling)
     server = make_server(args.host, args.port, session, before_step=backward)
     print(
-        f"serving revision f4885bc38424 ({args.optimizer}) on http://{args.host}:{server.server_port}",
+        f"serving revision {SPEC_REVISION} ({args.optimizer}) on http://{args.host}:{server.server_port}",
         flush=True,
     )
     try:

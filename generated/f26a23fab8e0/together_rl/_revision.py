@@ -1,0 +1,10 @@
+"""Which revision of the API this package implements."""
+
+SPEC_REVISION = "f26a23fab8e0"
+"""The API revision this package was generated from."""
+
+SPEC_DATE: str | None = "2026-08-08"
+"""The date of that revision (ISO 8601), or None where it is not known."""
+
+__version__ = "5.0.0"
+"""The version of this package; see CHANGELOG.md for how it follows the revisions."""
