@@ -17,7 +17,6 @@ from .ir import Document
 from .parser import parse_file
 from .render import package_versions, read_tree, render_all, tree_differences, write_tree
 from .revisions import load_index
-from .validate import validate_file
 
 DEFAULT_SPEC_DIR = Path("spec")
 DEFAULT_OUT = Path("generated")
@@ -116,6 +115,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from .validate import validate_file  # openapi-spec-validator is slow to import; only here
+
     files = args.files or [revision.file for revision in load_index(args.spec_dir)]
     failed = 0
     for path in files:

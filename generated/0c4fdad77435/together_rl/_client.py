@@ -1,11 +1,11 @@
 """The HTTP client of the Together RL API, revision 0c4fdad77435: Client and AsyncClient.
 
 Retries. Requests that may be sent again are retried up to ``max_retries`` times, with
-exponential backoff and jitter, or after the delay the server asks for in ``Retry-After``. A GET
-is retried on a connection error, a timeout, 408, 429 and 5xx. A POST is not idempotent in this
-API (optim-step carries no idempotency key), so a POST that the server may have received is never
-sent twice: it is retried only when the request provably was not processed, that is when the
-connection failed before the request was sent, or on 429.
+exponential backoff and jitter, or after the delay the server asks for in ``Retry-After``. A
+GET is retried on a connection error, a timeout, 408, 429 and 5xx. A POST is not idempotent in
+this API (optim-step carries no idempotency key), so a POST that the server may have received
+is never sent twice: it is retried only when the request provably was not processed, that is
+when the connection failed before the request was sent, or on 429.
 """
 
 from __future__ import annotations
@@ -287,16 +287,16 @@ class Client(_BaseClient):
     ) -> RLOptimStepOperation:
         """Optimizer step
 
-        Submits an optimizer step operation that will asynchronously apply accumulated gradients
-        to update model parameters.
+        Submits an optimizer step operation that will asynchronously apply accumulated
+        gradients to update model parameters.
 
         Args:
             session_id: Training session ID
             adamw_params: Per-step AdamW optimizer overrides.
             muon_params: Per-step Muon optimizer overrides
             max_grad_norm: Maximum gradient norm for this step, gradients across all model
-                parameters are clipped to this value. Set to 0 to disable gradient clipping. When
-                unset, gradients are clipped to the session default (1.0).
+                parameters are clipped to this value. Set to 0 to disable gradient clipping.
+                When unset, gradients are clipped to the session default (1.0).
 
         The server's default: ``1.0``. weight_sync_type: How the trainer's updated weights are
         propagated to the generator after this optimizer step.
@@ -352,8 +352,8 @@ class Client(_BaseClient):
 
         Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
         OperationFailedError (with the error's code and message) when it is
-        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it has
-        not finished after ``timeout`` seconds.
+        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it
+        has not finished after ``timeout`` seconds.
         """
         deadline = time.monotonic() + timeout
         if isinstance(operation_or_id, RLOptimStepOperation):
@@ -473,16 +473,16 @@ class AsyncClient(_BaseClient):
     ) -> RLOptimStepOperation:
         """Optimizer step
 
-        Submits an optimizer step operation that will asynchronously apply accumulated gradients
-        to update model parameters.
+        Submits an optimizer step operation that will asynchronously apply accumulated
+        gradients to update model parameters.
 
         Args:
             session_id: Training session ID
             adamw_params: Per-step AdamW optimizer overrides.
             muon_params: Per-step Muon optimizer overrides
             max_grad_norm: Maximum gradient norm for this step, gradients across all model
-                parameters are clipped to this value. Set to 0 to disable gradient clipping. When
-                unset, gradients are clipped to the session default (1.0).
+                parameters are clipped to this value. Set to 0 to disable gradient clipping.
+                When unset, gradients are clipped to the session default (1.0).
 
         The server's default: ``1.0``. weight_sync_type: How the trainer's updated weights are
         propagated to the generator after this optimizer step.
@@ -538,8 +538,8 @@ class AsyncClient(_BaseClient):
 
         Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
         OperationFailedError (with the error's code and message) when it is
-        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it has
-        not finished after ``timeout`` seconds.
+        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it
+        has not finished after ``timeout`` seconds.
         """
         deadline = time.monotonic() + timeout
         if isinstance(operation_or_id, RLOptimStepOperation):

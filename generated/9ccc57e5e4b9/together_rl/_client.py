@@ -1,11 +1,11 @@
 """The HTTP client of the Together RL API, revision 9ccc57e5e4b9: Client and AsyncClient.
 
 Retries. Requests that may be sent again are retried up to ``max_retries`` times, with
-exponential backoff and jitter, or after the delay the server asks for in ``Retry-After``. A GET
-is retried on a connection error, a timeout, 408, 429 and 5xx. A POST is not idempotent in this
-API (optim-step carries no idempotency key), so a POST that the server may have received is never
-sent twice: it is retried only when the request provably was not processed, that is when the
-connection failed before the request was sent, or on 429.
+exponential backoff and jitter, or after the delay the server asks for in ``Retry-After``. A
+GET is retried on a connection error, a timeout, 408, 429 and 5xx. A POST is not idempotent in
+this API (optim-step carries no idempotency key), so a POST that the server may have received
+is never sent twice: it is retried only when the request provably was not processed, that is
+when the connection failed before the request was sent, or on 429.
 """
 
 from __future__ import annotations
@@ -286,15 +286,15 @@ class Client(_BaseClient):
     ) -> RLOptimStepOperation:
         """Optimizer step
 
-        Submits an optimizer step operation that will asynchronously apply accumulated gradients
-        to update model parameters.
+        Submits an optimizer step operation that will asynchronously apply accumulated
+        gradients to update model parameters.
 
         Args:
             session_id: Training session ID
             adam_params: Per-step Adam optimizer overrides.
             muon_params: Per-step Muon optimizer overrides
-            weight_sync_type: How the trainer's updated weights are propagated to the generator
-                after this optimizer step.
+            weight_sync_type: How the trainer's updated weights are propagated to the
+                generator after this optimizer step.
 
         Returns the RLOptimStepOperation.
         """
@@ -346,8 +346,8 @@ class Client(_BaseClient):
 
         Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
         OperationFailedError (with the error's code and message) when it is
-        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it has
-        not finished after ``timeout`` seconds.
+        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it
+        has not finished after ``timeout`` seconds.
         """
         deadline = time.monotonic() + timeout
         if isinstance(operation_or_id, RLOptimStepOperation):
@@ -466,15 +466,15 @@ class AsyncClient(_BaseClient):
     ) -> RLOptimStepOperation:
         """Optimizer step
 
-        Submits an optimizer step operation that will asynchronously apply accumulated gradients
-        to update model parameters.
+        Submits an optimizer step operation that will asynchronously apply accumulated
+        gradients to update model parameters.
 
         Args:
             session_id: Training session ID
             adam_params: Per-step Adam optimizer overrides.
             muon_params: Per-step Muon optimizer overrides
-            weight_sync_type: How the trainer's updated weights are propagated to the generator
-                after this optimizer step.
+            weight_sync_type: How the trainer's updated weights are propagated to the
+                generator after this optimizer step.
 
         Returns the RLOptimStepOperation.
         """
@@ -526,8 +526,8 @@ class AsyncClient(_BaseClient):
 
         Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
         OperationFailedError (with the error's code and message) when it is
-        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it has
-        not finished after ``timeout`` seconds.
+        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it
+        has not finished after ``timeout`` seconds.
         """
         deadline = time.monotonic() + timeout
         if isinstance(operation_or_id, RLOptimStepOperation):

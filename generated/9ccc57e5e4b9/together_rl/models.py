@@ -1,9 +1,9 @@
 """The models of the Together RL API, revision 9ccc57e5e4b9.
 
 Request models check what they send: a wrong type, an unknown field or an unknown enum value
-raises ValidationError naming its JSON path. Response models are tolerant, since a newer server
-may answer: unknown enum values are kept as strings and unknown fields in ``extra``. Fields left
-out are UNSET and not sent.
+raises ValidationError naming its JSON path. Response models are tolerant, since a newer
+server may answer: unknown enum values are kept as strings and unknown fields in ``extra``.
+Fields left out are UNSET and not sent.
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ __all__ = [
 
 
 class RLWeightSyncType(enum.StrEnum):
-    """How the trainer's updated weights are propagated to the generator after this optimizer step."""
+    """How the trainer's updated weights are propagated to the generator after this optimizer
+    step.
+    """
 
     WEIGHT_SYNC_TYPE_UNSPECIFIED = "WEIGHT_SYNC_TYPE_UNSPECIFIED"
     WEIGHT_SYNC_TYPE_SYNCHRONOUS = "WEIGHT_SYNC_TYPE_SYNCHRONOUS"
@@ -100,7 +102,8 @@ class RLOptimStepBody(Model):
     """Per-step Muon optimizer overrides"""
 
     weight_sync_type: RLWeightSyncType
-    """How the trainer's updated weights are propagated to the generator after this optimizer step.
+    """How the trainer's updated weights are propagated to the generator after this optimizer
+    step.
     """
 
     @classmethod
@@ -147,8 +150,8 @@ class RLAdamParams(Model):
 
     grad_clip_norm: float | Unset = UNSET
     """Maximum gradient norm for this step, gradients across all model parameters are clipped to
-    this value. Set to 0 to disable gradient clipping. When unset, gradients are clipped to the
-    session default (1.0).
+    this value. Set to 0 to disable gradient clipping. When unset, gradients are clipped to
+    the session default (1.0).
     """
 
     @classmethod
@@ -207,8 +210,8 @@ class RLMuonParams(Model):
 
     grad_clip_norm: float | Unset = UNSET
     """Maximum gradient norm for this step, gradients across all model parameters are clipped to
-    this value. Set to 0 to disable gradient clipping. When unset, gradients are clipped to the
-    session default (1.0).
+    this value. Set to 0 to disable gradient clipping. When unset, gradients are clipped to
+    the session default (1.0).
     """
 
     adam: RLAdamParams | Unset = UNSET

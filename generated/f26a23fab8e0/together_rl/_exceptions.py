@@ -55,7 +55,12 @@ class APIStatusError(APIError):
     """
 
     def __init__(
-        self, message: str, *, response: httpx.Response, body: str, error: ErrorData | None
+        self,
+        message: str,
+        *,
+        response: httpx.Response,
+        body: str,
+        error: ErrorData | None,
     ) -> None:
         super().__init__(message)
         self.response = response

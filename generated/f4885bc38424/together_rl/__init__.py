@@ -1,4 +1,6 @@
-"""The Together RL training API, revision f4885bc38424: a typed client of its optim-step operations."""
+"""The Together RL training API, revision f4885bc38424: a typed client of its optim-step
+operations.
+"""
 
 from ._client import AsyncClient, Client
 from ._exceptions import (

@@ -1,11 +1,11 @@
 """The HTTP client of the Together RL API, revision f4885bc38424: Client and AsyncClient.
 
 Retries. Requests that may be sent again are retried up to ``max_retries`` times, with
-exponential backoff and jitter, or after the delay the server asks for in ``Retry-After``. A GET
-is retried on a connection error, a timeout, 408, 429 and 5xx. A POST is not idempotent in this
-API (optim-step carries no idempotency key), so a POST that the server may have received is never
-sent twice: it is retried only when the request provably was not processed, that is when the
-connection failed before the request was sent, or on 429.
+exponential backoff and jitter, or after the delay the server asks for in ``Retry-After``. A
+GET is retried on a connection error, a timeout, 408, 429 and 5xx. A POST is not idempotent in
+this API (optim-step carries no idempotency key), so a POST that the server may have received
+is never sent twice: it is retried only when the request provably was not processed, that is
+when the connection failed before the request was sent, or on 429.
 """
 
 from __future__ import annotations
@@ -284,10 +284,10 @@ class Client(_BaseClient):
     ) -> RLOptimStepOperation:
         """Optimizer step
 
-        Submits an optimizer step operation that will asynchronously apply accumulated gradients
-        to update model parameters. Does not make the updated parameters available for sampling;
-        call `weights-sync` afterwards when you want subsequent samples to use the updated
-        policy.
+        Submits an optimizer step operation that will asynchronously apply accumulated
+        gradients to update model parameters. Does not make the updated parameters available
+        for sampling; call `weights-sync` afterwards when you want subsequent samples to use
+        the updated policy.
 
         Args:
             session_id: Training session ID
@@ -343,8 +343,8 @@ class Client(_BaseClient):
 
         Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
         OperationFailedError (with the error's code and message) when it is
-        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it has
-        not finished after ``timeout`` seconds.
+        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it
+        has not finished after ``timeout`` seconds.
         """
         deadline = time.monotonic() + timeout
         if isinstance(operation_or_id, RLOptimStepOperation):
@@ -462,10 +462,10 @@ class AsyncClient(_BaseClient):
     ) -> RLOptimStepOperation:
         """Optimizer step
 
-        Submits an optimizer step operation that will asynchronously apply accumulated gradients
-        to update model parameters. Does not make the updated parameters available for sampling;
-        call `weights-sync` afterwards when you want subsequent samples to use the updated
-        policy.
+        Submits an optimizer step operation that will asynchronously apply accumulated
+        gradients to update model parameters. Does not make the updated parameters available
+        for sampling; call `weights-sync` afterwards when you want subsequent samples to use
+        the updated policy.
 
         Args:
             session_id: Training session ID
@@ -521,8 +521,8 @@ class AsyncClient(_BaseClient):
 
         Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
         OperationFailedError (with the error's code and message) when it is
-        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it has
-        not finished after ``timeout`` seconds.
+        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it
+        has not finished after ``timeout`` seconds.
         """
         deadline = time.monotonic() + timeout
         if isinstance(operation_or_id, RLOptimStepOperation):

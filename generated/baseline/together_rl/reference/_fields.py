@@ -48,7 +48,7 @@ SUBMIT = re.compile("(?:.*)/rl/training\\-sessions/(?P<session_id>[^/]+)/operati
 """The raw path a step is submitted to."""
 
 RETRIEVE = re.compile(
-    "(?:.*)/rl/training\\-sessions/(?P<session_id>[^/]+)/operations/optim\\-step/(?P<operation_id>[^/]+)"
+    "(?:.*)/rl/training\\-sessions/(?P<session_id>[^/]+)/operations/optim\\-step/(?P<operation_id>[^/]+)",
 )
 """The raw path an operation is read from; its ``OPERATION_ID`` group is the operation's id."""
 
@@ -56,7 +56,13 @@ OPERATION_ID = "operation_id"
 
 KNOWN_FIELDS: dict[str, Any] = {
     "learning_rate": None,
-    "adamw_params": {"lr": None, "beta1": None, "beta2": None, "eps": None, "weight_decay": None},
+    "adamw_params": {
+        "lr": None,
+        "beta1": None,
+        "beta2": None,
+        "eps": None,
+        "weight_decay": None,
+    },
     "muon_params": {
         "lr": None,
         "momentum": None,

@@ -48,7 +48,7 @@ SUBMIT = re.compile("(?:.*)/rl/training\\-sessions/(?P<session_id>[^/]+)/operati
 """The raw path a step is submitted to."""
 
 RETRIEVE = re.compile(
-    "(?:.*)/rl/training\\-sessions/(?P<session_id>[^/]+)/operations/optim\\-step/(?P<operation_id>[^/]+)"
+    "(?:.*)/rl/training\\-sessions/(?P<session_id>[^/]+)/operations/optim\\-step/(?P<operation_id>[^/]+)",
 )
 """The raw path an operation is read from; its ``OPERATION_ID`` group is the operation's id."""
 
