@@ -52,7 +52,7 @@ def lint(session: nox.Session) -> None:
     """black --check on the generator and the generated code; mypy --strict on each package."""
     session.install(TORCH)
     session.install("-e", ".[test]")
-    session.run("black", "--check", "generator", "tests", "noxfile.py")
+    session.run("black", "--check", "generator", "tests", "benchmarks", "noxfile.py")
     # The generated code is checked with the options it is rendered with, not the project's
     # configuration (which leaves generated/ out of the project's own formatting).
     session.run(
@@ -69,6 +69,23 @@ def lint(session: nox.Session) -> None:
     for package in _packages():
         with session.chdir(package):
             session.run("mypy", "--strict", "together_rl")
+
+
+# The peers of the benchmarks, pinned so that runs compare like with like.
+BENCH_PEERS = (
+    "openapi-python-client==0.29.1",
+    "datamodel-code-generator==0.89.0",
+    "together==3.1.1",
+    "matplotlib>=3.8,<4",
+)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks against the peers, side by side; writes benchmarks/RESULTS.md (``-- PART``)."""
+    session.install(TORCH)
+    session.install("-e", ".[test]", *BENCH_PEERS)
+    session.run("python", "benchmarks/run.py", *session.posargs)
 
 
 @nox.session

@@ -44,7 +44,9 @@ def measure(run: Callable[[], object], *, repeat: int, warmup: int = 1) -> Measu
     return Measurement.of(samples)
 
 
-def measure_command(commands: Sequence[Sequence[str]], *, repeat: int, timeout: float) -> Measurement | str:
+def measure_command(
+    commands: Sequence[Sequence[str]], *, repeat: int, timeout: float
+) -> Measurement | str:
     """Time running ``commands`` one after another; the failure's message if one fails."""
     samples = []
     for _ in range(repeat):

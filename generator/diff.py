@@ -126,13 +126,23 @@ class _Scope:
         return f" for the response status `{self.status}`" if self.status else ""
 
 
+_Frames = frozenset[tuple[str, str]]
+"""The pairs of component schemas (old name, new name) a comparison is nested in."""
+
+
 class _OperationDiff:
-    """The changes of one operation present in both revisions."""
+    """The changes of one operation present in both revisions.
+
+    Schemas are compared from a work list rather than by recursion, so that a long chain of
+    ``$ref`` s cannot exhaust Python's stack; each item carries the component pairs it is nested
+    in, so that a recursive schema is compared once where it begins.
+    """
 
     def __init__(self, old_doc: ir.Document, new_doc: ir.Document, key: str) -> None:
         self.old_doc, self.new_doc, self.key = old_doc, new_doc, key
         self.changes: list[Change] = []
-        self.stack: set[tuple[str, str]] = set()
+        self.todo: list[tuple[ir.Schema, ir.Schema, str, _Scope, _Frames]] = []
+        self.frames: _Frames = frozenset()
 
     def add(self, level: Level, check: str, path: str, message: str) -> None:
         self.changes.append(Change(self.key, level, check, path, message))
@@ -143,6 +153,9 @@ class _OperationDiff:
         if old_body and new_body and old_body.schema and new_body.schema:
             self.schema(old_body.schema, new_body.schema, "", _Scope("request"))
         self.responses(old, new)
+        while self.todo:
+            old_schema, new_schema, path, scope, self.frames = self.todo.pop()
+            self.resolved(old_schema, new_schema, path, scope)
         return self.changes
 
     # -- parameters -----------------------------------------------------------------------------
@@ -215,17 +228,14 @@ class _OperationDiff:
     # -- schemas --------------------------------------------------------------------------------
 
     def schema(self, old: ir.Schema, new: ir.Schema, path: str, scope: _Scope) -> None:
+        """Queue the comparison of ``old`` and ``new`` at ``path``."""
+        frames = self.frames
         if isinstance(old, ir.Ref) and isinstance(new, ir.Ref):
             frame = (old.name, new.name)
-            if frame in self.stack:  # a recursive schema: its changes are reported where it began
+            if frame in frames:  # a recursive schema: its changes are reported where it began
                 return
-            self.stack.add(frame)
-            try:
-                self.resolved(old, new, path, scope)
-            finally:
-                self.stack.discard(frame)
-        else:
-            self.resolved(old, new, path, scope)
+            frames = frames | {frame}
+        self.todo.append((old, new, path, scope, frames))
 
     def resolved(self, old_ref: ir.Schema, new_ref: ir.Schema, path: str, scope: _Scope) -> None:
         old, new = self.old_doc.resolve(old_ref), self.new_doc.resolve(new_ref)

@@ -354,6 +354,71 @@ def test_request_checks(old, new, expected):
             id="response-became-optional",
         ),
         pytest.param(
+            obj(a=NUM),
+            obj(["a"], a=NUM),
+            [
+                (
+                    "info",
+                    "response-property-became-required",
+                    "a",
+                    "the `a` response property became required for the response status `200`",
+                )
+            ],
+            id="response-became-required",
+        ),
+        pytest.param(
+            obj(a={"type": ["number", "null"]}),
+            obj(a=NUM),
+            [
+                (
+                    "info",
+                    "response-property-became-not-nullable",
+                    "a",
+                    "the `a` response property became not nullable for the response status `200`",
+                )
+            ],
+            id="response-became-not-nullable",
+        ),
+        pytest.param(
+            obj(a={"oneOf": [STR, {"type": "integer"}]}),
+            obj(a={"oneOf": [STR]}),
+            [
+                (
+                    "info",
+                    "response-property-one-of-removed",
+                    "a",
+                    "removed `integer` from the `oneOf` list of the `a` response property for the response status `200`",
+                )
+            ],
+            id="response-one-of-removed",
+        ),
+        pytest.param(
+            obj(a={"type": "number", "default": 1}),
+            obj(a={"type": "number", "default": 2}),
+            [
+                (
+                    "info",
+                    "response-property-default-value-changed",
+                    "a",
+                    "the `a` response property default value changed from `1` to `2` for the response status `200`",
+                )
+            ],
+            id="response-default-changed",
+        ),
+        pytest.param(
+            obj(a=NUM),
+            obj(["b"], a=NUM, b=STR),
+            [
+                (
+                    "info",
+                    "response-required-property-added",
+                    "b",
+                    "added the required response property `b` for the response status `200`",
+                )
+            ],
+            id="response-required-property-added",
+        ),
+        pytest.param(
             obj(a={"oneOf": [STR]}),
             obj(a={"oneOf": [STR, {"type": "integer"}]}),
             [
@@ -498,3 +563,31 @@ def test_diff_cli_formats(capsys):
         "error   new-required-request-property  POST /rl/training-sessions/{session_id}/operations/optim-step"
         "  added the new required request property `weight_sync_type`\n"
     )
+
+
+def test_response_statuses_added_and_removed():
+    ok = {"200": {"description": "ok"}}
+    with_404 = {**ok, "404": {"description": "missing"}}
+    assert changes(document(obj(), responses=ok), document(obj(), responses=with_404)) == [
+        (
+            "info",
+            "response-non-success-status-added",
+            "",
+            "added the non-success response with the status `404`",
+        )
+    ]
+    created = {"201": {"description": "created"}}
+    assert changes(document(obj(), responses=ok), document(obj(), responses=created)) == [
+        (
+            "error",
+            "response-success-status-removed",
+            "",
+            "removed the success response with the status `200`",
+        ),
+        (
+            "info",
+            "response-success-status-added",
+            "",
+            "added the success response with the status `201`",
+        ),
+    ]

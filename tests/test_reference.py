@@ -113,6 +113,22 @@ def muon_body(revision: str, clip: float | None, adam: dict, **settings: float) 
     return body
 
 
+def muon_handled(name: str, param: Tensor) -> bool:
+    """The reference's default split: 2-D parameters but embeddings and the output head."""
+    return param.ndim == 2 and "embed" not in name and "lm_head" not in name
+
+
+def torch_adamw(params) -> torch.optim.AdamW:
+    """PyTorch's AdamW with the ADAM settings."""
+    return torch.optim.AdamW(
+        params,
+        lr=ADAM["learning_rate"],
+        betas=(ADAM["beta1"], ADAM["beta2"]),
+        eps=ADAM["eps"],
+        weight_decay=ADAM["weight_decay"],
+    )
+
+
 def completed(operation) -> None:
     assert operation.status == "TRAINING_OPERATION_STATUS_COMPLETED", operation.error
 
@@ -125,21 +141,15 @@ def completed(operation) -> None:
 def test_adam_equals_torch_adamw_after_clip_grad_norm(revision, clip):
     ours, theirs = twin_models()
     session = reference(revision).LocalSession(ours, "adam")
-    torch_adamw = torch.optim.AdamW(
-        theirs.parameters(),
-        lr=ADAM["learning_rate"],
-        betas=(ADAM["beta1"], ADAM["beta2"]),
-        eps=ADAM["eps"],
-        weight_decay=ADAM["weight_decay"],
-    )
+    adamw = torch_adamw(theirs.parameters())
     for step in range(20):
         backward(ours, step)
         backward(theirs, step)
         completed(session.optim_step(adam_body(revision, clip, **ADAM)))
         if clip > 0:
             nn.utils.clip_grad_norm_(theirs.parameters(), clip)
-        torch_adamw.step()
-        torch_adamw.zero_grad(set_to_none=True)
+        adamw.step()
+        adamw.zero_grad(set_to_none=True)
         for (name, mine), theirs_param in zip(ours.named_parameters(), theirs.parameters()):
             error = (mine - theirs_param).abs()
             assert bool(
@@ -153,16 +163,8 @@ def test_adam_equals_torch_adamw_after_clip_grad_norm(revision, clip):
 def test_muon_equals_torch_muon_with_adamw_for_the_rest(revision, scaling):
     ours, theirs = twin_models()
     session = reference(revision).LocalSession(ours, "muon", muon_scaling=scaling)
-    matrices = [
-        p
-        for n, p in theirs.named_parameters()
-        if p.ndim == 2 and "embed" not in n and "lm_head" not in n
-    ]
-    others = [
-        p
-        for n, p in theirs.named_parameters()
-        if not (p.ndim == 2 and "embed" not in n and "lm_head" not in n)
-    ]
+    matrices = [p for n, p in theirs.named_parameters() if muon_handled(n, p)]
+    others = [p for n, p in theirs.named_parameters() if not muon_handled(n, p)]
     torch_muon = torch.optim.Muon(
         matrices,
         lr=MUON["learning_rate"],
@@ -172,20 +174,14 @@ def test_muon_equals_torch_muon_with_adamw_for_the_rest(revision, scaling):
         ns_steps=MUON["newton_schulz_steps"],
         adjust_lr_fn="original" if scaling == "original" else "match_rms_adamw",
     )
-    torch_adamw = torch.optim.AdamW(
-        others,
-        lr=ADAM["learning_rate"],
-        betas=(ADAM["beta1"], ADAM["beta2"]),
-        eps=ADAM["eps"],
-        weight_decay=ADAM["weight_decay"],
-    )
+    adamw = torch_adamw(others)
     for step in range(20):
         backward(ours, step)
         backward(theirs, step)
         completed(session.optim_step(muon_body(revision, 0.5, ADAM, **MUON)))
         nn.utils.clip_grad_norm_(theirs.parameters(), 0.5)
         torch_muon.step()
-        torch_adamw.step()
+        adamw.step()
         theirs.zero_grad(set_to_none=True)
         # bf16 Newton-Schulz batched across matrices rounds an element differently from torch's
         # per-matrix one now and then; the model as a whole stays within 1e-2 at every step.
@@ -215,13 +211,11 @@ def test_optimizer_state_is_no_larger_than_pytorchs():
         if kind == "adam":
             optimizers = [torch.optim.AdamW(theirs.parameters())]
         else:
-            two_d = [
-                p
-                for n, p in theirs.named_parameters()
-                if p.ndim == 2 and "embed" not in n and "lm_head" not in n
+            named = list(theirs.named_parameters())
+            optimizers = [
+                torch.optim.Muon([p for n, p in named if muon_handled(n, p)]),
+                torch.optim.AdamW([p for n, p in named if not muon_handled(n, p)]),
             ]
-            rest = [p for p in theirs.parameters() if all(p is not q for q in two_d)]
-            optimizers = [torch.optim.Muon(two_d), torch.optim.AdamW(rest)]
         for optimizer in optimizers:
             optimizer.step()
         torch_bytes = state_bytes([s for o in optimizers for s in o.state.values()])

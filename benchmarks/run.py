@@ -1,0 +1,68 @@
+"""Run the benchmarks side by side and write benchmarks/RESULTS.md and benchmarks/scaling.png.
+
+    python benchmarks/run.py [generator] [client] [reference] [--quick] [--device cuda]
+
+With no part named, all three run. Each part's figures are kept in benchmarks/results.json, so a
+part can be re-run (or run on another machine, such as a GPU one) without losing the others;
+RESULTS.md is written from that file every time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import client_bench  # noqa: E402
+import generator_bench  # noqa: E402
+import reference_bench  # noqa: E402
+import report  # noqa: E402
+
+RESULTS = HERE / "results.json"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "parts", nargs="*", metavar="PART", help="generator, client or reference (default: all)"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer repetitions and sizes (a smoke run)"
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="device of the reference part (cpu or cuda)"
+    )
+    args = parser.parse_args(argv)
+    parts = args.parts or ["generator", "client", "reference"]
+    unknown = set(parts) - {"generator", "client", "reference"}
+    if unknown:
+        parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
+    results = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+    results["machine"] = report.machine()
+    if "generator" in parts:
+        print("generator ...", flush=True)
+        results["generator"] = generator_bench.run(repeat=2 if args.quick else 5)
+    if "client" in parts:
+        print("client ...", flush=True)
+        results["client"] = client_bench.run(
+            calls=50 if args.quick else 200, rounds=3 if args.quick else 15
+        )
+    if "reference" in parts:
+        print(f"reference on {args.device} ...", flush=True)
+        sizes = {"1M": reference_bench.SIZES["1M"]} if args.quick else reference_bench.SIZES
+        results[f"reference_{args.device}"] = reference_bench.run(
+            repeat=2 if args.quick else 7, device=args.device, sizes=sizes
+        )
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    report.write(results, HERE / "RESULTS.md", HERE / "scaling.png")
+    print(f"wrote {HERE / 'RESULTS.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
