@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import ir
 from .errors import UnsupportedConstructError

@@ -63,13 +63,13 @@ def reference_fields(
     }
     for field in body.fields:
         if field.key in ADAM_GROUPS:
-            _check_group(module, body_model, field.key, field.reader, ADAM_FIELDS)
+            _check_group(module, field.key, field.reader, ADAM_FIELDS)
             groups["adam"] = field.key
         elif field.key == MUON_GROUP:
             muon = _model(module, field.reader)
             for inner in muon.fields:
                 if inner.key in MUON_ADAM_GROUPS:
-                    _check_group(module, muon.name, inner.key, inner.reader, ADAM_FIELDS)
+                    _check_group(module, f"{field.key}.{inner.key}", inner.reader, ADAM_FIELDS)
                     groups["muon_adam"] = inner.key
                 elif inner.key not in MUON_FIELDS:
                     raise _no_role(f"{field.key}.{inner.key}")
@@ -98,12 +98,11 @@ def _model(module: PyModule, reader: str) -> PyModel:
     return module.model(reader.removesuffix(".from_dict"))
 
 
-def _check_group(
-    module: PyModule, owner: str, key: str, reader: str, allowed: frozenset[str]
-) -> None:
+def _check_group(module: PyModule, path: str, reader: str, allowed: frozenset[str]) -> None:
+    """Every field of the group at ``path`` must be one the reference knows."""
     for inner in _model(module, reader).fields:
         if inner.key not in allowed:
-            raise _no_role(f"{key}.{inner.key}")
+            raise _no_role(f"{path}.{inner.key}")
 
 
 def _tree(module: PyModule, model: PyModel) -> dict[str, Any]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import difflib
-import multiprocessing
 import json
+import multiprocessing
 import os
+import re
 import shutil
 import tempfile
 import textwrap
@@ -25,7 +26,7 @@ import jinja2
 
 from . import changelog, ir
 from .diff import Change
-from .docpage import OperationPage, operation_page
+from .docpage import operation_page
 from .errors import GeneratorError
 from .examples import sample
 from .pyclient import PyClient, build_client
@@ -268,26 +269,35 @@ def _model_name(schema: ir.Schema) -> str:
     return class_name(schema.name)
 
 
+# What models.py may import from _model; it imports those its fields use.
+_MODEL_HELPERS = frozenset(
+    {
+        "check_string",
+        "check_integer",
+        "check_number",
+        "check_boolean",
+        "check_any",
+        "nullable",
+        "one_of",
+        "list_of",
+        "dict_of",
+        "strict_enum",
+        "open_enum",
+        "write_enum",
+        "write_model",
+    }
+)
+
+
 def _helpers(module: PyModule) -> list[str]:
-    """The names models.py imports from ``_model``: only those it uses."""
+    """The names models.py imports from ``_model``: only those it uses, constants first."""
     used = {"Model", "put"}
-    text = " ".join(
-        f"{f.reader} {f.writer} {f.annotation}" for m in module.models for f in m.fields
-    )
-    for m in module.models:
-        for f in m.fields:
-            used.add("required" if f.required else "optional")
-            if not f.required:
-                used.update({"UNSET", "Unset"})
-    candidates = (
-        "check_string check_integer check_number check_boolean check_any nullable one_of list_of dict_of "
-        "strict_enum open_enum write_enum write_model"
-    ).split()
-    used.update(
-        name
-        for name in candidates
-        if name in text.replace("(", " ").replace(",", " ").replace(")", " ").split()
-    )
+    for field in (f for m in module.models for f in m.fields):
+        used.add("required" if field.required else "optional")
+        if not field.required:
+            used.update({"UNSET", "Unset"})
+        names = re.findall(r"[A-Za-z_]\w*", f"{field.reader} {field.writer}")
+        used.update(_MODEL_HELPERS.intersection(names))
     return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
 
 
