@@ -466,21 +466,15 @@ class _Parser:
             if ref.startswith("#"):
                 raise self.unsupported(at, f"$ref {ref!r} (only {SCHEMA_REF_PREFIX}<name>)")
             raise self.unsupported(at, f"the external $ref {ref!r}")
-        self.lookup(ref, at)
-        # A ``type`` beside a ``$ref`` repeats the target's; the target decides.
-        extra = set(node) - {
-            "$ref",
-            "type",
-            "description",
-            "nullable",
-            "default",
-            "example",
-            "deprecated",
-        }
-        if extra - {k for k in extra if k.startswith("x-") or k in _ANNOTATIONS}:
-            raise self.unsupported(pointer, f"$ref with sibling keywords {sorted(extra)}")
-        name = split(ref[1:])[-1]
         target = self.lookup(ref, at)
+        # A ``type`` beside a ``$ref`` repeats the target's; the target decides.
+        allowed = {"$ref", "type", "description", "nullable", "default", "example", "deprecated"}
+        unsupported = sorted(
+            k for k in node if k not in allowed and k not in _ANNOTATIONS and not k.startswith("x-")
+        )
+        if unsupported:
+            raise self.unsupported(pointer, f"$ref with the sibling keywords {unsupported}")
+        name = split(ref[1:])[-1]
         kind = target.get("type") if isinstance(target, Mapping) else None
         nullable = node.get("nullable", False) is True
         return ir.Ref(
@@ -510,7 +504,6 @@ class _Parser:
         if len(parts) == 1 and (rest is None or isinstance(rest, ir.Enum)):
             base = rest if rest is not None else parts[0]
             common = self.common(node, pointer, None, nullable)
-            common["pointer"], common["nullable"] = pointer, nullable
             overrides = {k: v for k, v in common.items() if v not in (None, (), False, ir.NO_VALUE)}
             return replace(base, **overrides)
         if rest is not None:

@@ -210,3 +210,14 @@ def test_the_whole_corpus_loads(corpus):
         d.pointer == "/components/schemas/RL.AdamWOptimizerParams/properties/eps/example"
         for d in coerced
     )
+
+
+def test_a_ref_with_sibling_keywords_that_would_be_lost_is_unsupported():
+    raw = document(
+        obj(a={"$ref": "#/components/schemas/X", "properties": {"b": {"type": "string"}}}),
+        schemas={"X": obj()},
+    )
+    with pytest.raises(
+        UnsupportedConstructError, match=r"\$ref with the sibling keywords \['properties'\]"
+    ):
+        parse(raw)
