@@ -300,7 +300,7 @@ class LocalSession:
         if self.optimizer == "adam":
             if muon is not None:
                 raise _InvalidInput(str(MUON_GROUP), muon, "Muon overrides in an Adam session")
-            adam, adam_path = adam_top, ADAM_GROUP
+            adam = adam_top
             clips = [
                 (at(str(ADAM_GROUP), _CLIP_KEY), adam_top.get(_CLIP_KEY) if adam_top else None)
             ]
