@@ -25,7 +25,6 @@ import black
 import jinja2
 
 from . import changelog, ir
-from .diff import Change
 from .docpage import operation_page
 from .errors import GeneratorError
 from .examples import sample
@@ -66,13 +65,10 @@ class RenderError(GeneratorError):
 
 
 @dataclass(frozen=True)
-class VersionedChanges:
-    """A revision, the package version generated from it, and its changes."""
+class VersionedChanges(changelog.RevisionChanges):
+    """A revision's changes, and the package version generated from it."""
 
-    revision: Revision
     version: str
-    changes: tuple[Change, ...]
-    summary: str
     first: bool
 
 
@@ -80,7 +76,7 @@ def package_versions(index: Sequence[Revision]) -> list[VersionedChanges]:
     """Versions derived from the history: a warning or error bumps the major version, only info
     changes the minor, no change the patch. The first revision is 1.0.0."""
     major, minor, patch = 1, 0, 0
-    result = [VersionedChanges(index[0], "1.0.0", (), "", True)]
+    result = [VersionedChanges(index[0], (), "1.0.0", True)]
     for entry in changelog.history(index):
         if entry.breaking:
             major, minor, patch = major + 1, 0, 0
@@ -89,9 +85,7 @@ def package_versions(index: Sequence[Revision]) -> list[VersionedChanges]:
         else:
             patch += 1
         result.append(
-            VersionedChanges(
-                entry.revision, f"{major}.{minor}.{patch}", entry.changes, entry.summary, False
-            )
+            VersionedChanges(entry.revision, entry.changes, f"{major}.{minor}.{patch}", False)
         )
     return result
 
@@ -314,7 +308,7 @@ def render_package(
     module = build_module(revisions, position)
     client = build_client(doc, module)
     pages = [operation_page(doc, op) for op in doc.operations]
-    entries = changelog.history(revisions[: position + 1])
+    entries = versions[1 : position + 1]  # the changes of every revision up to this one
     context: dict[str, Any] = {
         "revision": revision,
         "version": versions[position].version,
