@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from . import ir
 from .errors import UnsupportedConstructError
-from .pymodel import PyModule, attribute_name, class_name
+from .pymodel import PyField, PyModule, attribute_name, class_name
 
 
 @dataclass(frozen=True)
@@ -169,10 +169,8 @@ def _operation(doc: ir.Document, module: PyModule, op: ir.Operation) -> PyOperat
             PyBodyField(
                 name=f.name,
                 key=f.key,
-                annotation=_with_mapping(f.annotation, f.reader),
-                model=(
-                    f.reader.removesuffix(".from_dict") if f.reader.endswith(".from_dict") else None
-                ),
+                annotation=_with_mapping(f),
+                model=f.model,
                 required=f.required,
                 description=f.doc,
             )
@@ -202,15 +200,12 @@ def _operation(doc: ir.Document, module: PyModule, op: ir.Operation) -> PyOperat
     )
 
 
-def _with_mapping(annotation: str, reader: str) -> str:
+def _with_mapping(field: PyField) -> str:
     """A model-typed argument also takes a plain dict in the wire format."""
-    if reader.endswith(".from_dict"):
-        return (
-            annotation.replace(" | Unset", "")
-            + " | Mapping[str, Any]"
-            + (" | Unset" if "Unset" in annotation else "")
-        )
-    return annotation
+    if field.model is None:
+        return field.annotation
+    optional = " | Unset" if field.annotation.endswith(" | Unset") else ""
+    return field.annotation.removesuffix(" | Unset") + " | Mapping[str, Any]" + optional
 
 
 def _model_of(schema: ir.Schema, pointer: str) -> str:

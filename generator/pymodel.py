@@ -32,6 +32,13 @@ class PyField:
     """An expression: a callable ``(value, path) -> JSON value`` that checks the Python value."""
     doc: str | None
 
+    @property
+    def model(self) -> str | None:
+        """The model class the field holds (read with its ``from_dict``), if it holds one."""
+        return (
+            self.reader.removesuffix(".from_dict") if self.reader.endswith(".from_dict") else None
+        )
+
 
 @dataclass(frozen=True)
 class PyModel:

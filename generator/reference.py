@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import GeneratorError
-from .pymodel import PyModel, PyModule
+from .pymodel import PyField, PyModel, PyModule
 
 ADAM_GROUPS = ("adam_params", "adamw_params")
 MUON_GROUP = "muon_params"
@@ -63,13 +63,13 @@ def reference_fields(
     }
     for field in body.fields:
         if field.key in ADAM_GROUPS:
-            _check_group(module, field.key, field.reader, ADAM_FIELDS)
+            _check_group(module, field.key, field, ADAM_FIELDS)
             groups["adam"] = field.key
         elif field.key == MUON_GROUP:
-            muon = _model(module, field.reader)
+            muon = _model(module, field)
             for inner in muon.fields:
                 if inner.key in MUON_ADAM_GROUPS:
-                    _check_group(module, f"{field.key}.{inner.key}", inner.reader, ADAM_FIELDS)
+                    _check_group(module, f"{field.key}.{inner.key}", inner, ADAM_FIELDS)
                     groups["muon_adam"] = inner.key
                 elif inner.key not in MUON_FIELDS:
                     raise _no_role(f"{field.key}.{inner.key}")
@@ -94,22 +94,22 @@ def reference_fields(
     )
 
 
-def _model(module: PyModule, reader: str) -> PyModel:
-    return module.model(reader.removesuffix(".from_dict"))
+def _model(module: PyModule, field: PyField) -> PyModel:
+    """The model a group field holds."""
+    if field.model is None:
+        raise _no_role(field.key)
+    return module.model(field.model)
 
 
-def _check_group(module: PyModule, path: str, reader: str, allowed: frozenset[str]) -> None:
+def _check_group(module: PyModule, path: str, group: PyField, allowed: frozenset[str]) -> None:
     """Every field of the group at ``path`` must be one the reference knows."""
-    for inner in _model(module, reader).fields:
+    for inner in _model(module, group).fields:
         if inner.key not in allowed:
             raise _no_role(f"{path}.{inner.key}")
 
 
 def _tree(module: PyModule, model: PyModel) -> dict[str, Any]:
-    return {
-        f.key: _tree(module, _model(module, f.reader)) if f.reader.endswith(".from_dict") else None
-        for f in model.fields
-    }
+    return {f.key: _tree(module, module.model(f.model)) if f.model else None for f in model.fields}
 
 
 def _no_role(path: str) -> GeneratorError:
