@@ -9,14 +9,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import changelog, readme
-from .build import build_packages
+import datetime
+
+from . import changelog
 from .diff import Change, diff_documents
 from .errors import GeneratorError
 from .ir import Document
+from .loader import load_yaml
 from .parser import parse_file
-from .render import package_versions, read_tree, render_all, tree_differences, write_tree
-from .revisions import load_index
+from .revisions import append_revision, check_new_revision, load_index
 
 DEFAULT_SPEC_DIR = Path("spec")
 DEFAULT_OUT = Path("generated")
@@ -62,6 +63,24 @@ def _parser() -> argparse.ArgumentParser:
         help='"METHOD /path" or an operationId, e.g. "POST /rl/training-sessions/{session_id}/operations/optim-step"',
     )
     history.set_defaults(run=_changelog)
+
+    add = commands.add_parser(
+        "add-revision",
+        help="add a revision to spec/ from the API's published OpenAPI document",
+        description="Keep the operations listed in spec/operations.yaml (with every component "
+        "they reach) from DOCUMENT, normalise them as the project's documents are, validate, "
+        "write spec/ID.yaml, append the revision to spec/revisions.yaml and print the diff "
+        "against the previous revision. Nothing is written when anything fails.",
+    )
+    add.add_argument("document", type=Path, help="the published OpenAPI document (YAML or JSON)")
+    add.add_argument("--id", required=True, dest="revision_id", help="the API's revision key")
+    add.add_argument(
+        "--date", type=_iso_date, help="the revision's date, YYYY-MM-DD (default: unknown)"
+    )
+    add.add_argument(
+        "--note", help="where the document's content comes from (default: the document's name)"
+    )
+    add.set_defaults(run=_add_revision)
 
     generate = commands.add_parser(
         "generate", help="render every revision's package into generated/"
@@ -177,20 +196,88 @@ def _changelog(args: argparse.Namespace) -> int:
     return 0
 
 
-def _generate(args: argparse.Namespace) -> int:
+def _iso_date(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+
+
+def _add_revision(args: argparse.Namespace) -> int:
+    from .fieldroles import load_field_roles, resolve
+    from .loader import dump_yaml, parse_yaml
+    from .upstream import extract, load_operations
+    from .validate import validate_document
+
     index = load_index(args.spec_dir)
-    files = render_all(index, args.revisions)
-    write_tree(files, args.out, only=args.revisions)
+    check_new_revision(index, args.revision_id, args.date)
+    previous = index[-1]
+    result = extract(
+        load_yaml(args.document),
+        load_operations(args.spec_dir),
+        revision_id=args.revision_id,
+        previous=load_yaml(previous.file),
+        source=str(args.document),
+    )
+    for note in result.notes:
+        print(f"normalised {note}")
+    target = args.spec_dir / f"{args.revision_id}.yaml"
+    header = f"# Revision {args.revision_id} of the API, from {args.document.name}.\n"
+    text = header + dump_yaml(result.document)
+    problems = validate_document(parse_yaml(text, str(target)), str(target))
+    if problems:
+        for problem in problems:
+            print(problem)
+        raise GeneratorError(
+            f"the document of revision {args.revision_id} is not valid; spec/ is unchanged"
+        )
+    note = (
+        args.note or f"From {args.document.name}, normalised by `python -m generator add-revision`."
+    )
+    append_revision(index, args.revision_id, args.date, note, text)
+    print(
+        f"wrote {target} and appended revision {args.revision_id} to {args.spec_dir}/revisions.yaml"
+    )
+    new = load_index(args.spec_dir).get(args.revision_id)
+    changes = diff_documents(previous.document, new.document)
+    print(f"\nchanges from {previous.id} to {args.revision_id}:")
+    print(_text(changes) or "none\n", end="")
+    roles = load_field_roles(args.spec_dir)
+    for field in resolve(new.document, roles).unassigned:
+        print(
+            f"warning: {new.file}#{field.pointer}: the request field `{field.path}` has no role "
+            f"in the local reference ({field.reason})",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from . import readme
+    from .render import package_versions, render_all
+    from .tree import check_output_folder, recover, write_tree
+
+    index = load_index(args.spec_dir)
+    recover(args.out.resolve())
+    check_output_folder(args.out.resolve())  # before the work, not only before the writing
+    rendering = render_all(index, args.revisions)
+    for warning in rendering.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    write_tree(rendering.files, args.out, only=args.revisions)
     if args.readme.is_file() and readme.update(args.readme, package_versions(index)):
         print(f"updated the revision table in {args.readme}")
     count = len(args.revisions) if args.revisions else len(index)
-    print(f"rendered {len(files)} files of {count} revisions into {args.out}")
+    print(f"rendered {len(rendering.files)} files of {count} revisions into {args.out}")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
+    from . import readme
+    from .render import package_versions, render_all
+    from .tree import read_tree, tree_differences
+
     index = load_index(args.spec_dir)
-    expected = render_all(index)
+    expected = render_all(index).files
     differences = list(tree_differences(expected, read_tree(args.out), label=str(args.out)))
     if args.readme.is_file():
         text = args.readme.read_text(encoding="utf-8")
@@ -214,6 +301,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from .build import build_packages
+
     packages = sorted(p for p in args.generated.iterdir() if (p / "pyproject.toml").is_file())
     if not packages:
         raise GeneratorError(

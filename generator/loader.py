@@ -38,6 +38,13 @@ def load_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError("", f"cannot read the file: {exc.strerror}", source=str(path)) from exc
+    except UnicodeDecodeError as exc:
+        raise SpecError("", f"not UTF-8 text ({exc.reason})", source=str(path)) from exc
+    return parse_yaml(text, str(path))
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """Parse YAML text read from ``source``; errors as in :func:`load_yaml`."""
     try:
         with _collector_paused():
             return yaml.load(text, Loader=_Loader)
@@ -45,6 +52,18 @@ def load_yaml(path: Path) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise SpecError("", f"not valid YAML{where}: {problem}", source=str(path)) from exc
+        raise SpecError("", f"not valid YAML{where}: {problem}", source=source) from exc
     except ValueError as exc:  # a scalar YAML cannot construct, such as the date 2026-13-01
-        raise SpecError("", f"not valid YAML: {exc}", source=str(path)) from exc
+        raise SpecError("", f"not valid YAML: {exc}", source=source) from exc
+
+
+class _Dumper(yaml.SafeDumper):
+    """Indents list items under their key, as the project's documents are written."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def dump_yaml(data: Any) -> str:
+    """``data`` as YAML that :func:`load_yaml` reads back as the same data."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)

@@ -9,6 +9,7 @@ raises :class:`~generator.errors.SpecError`. Nothing is skipped silently.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -435,27 +436,12 @@ class _Parser:
 
     def coerce(self, value: Any, kind: str | None, nullable: bool, pointer: str) -> Any:
         """Return ``value`` as the declared type, noting any conversion; an impossible one drops it."""
-        if value is None and nullable or kind not in ("number", "integer", "boolean"):
+        if value is None and nullable:
             return value
-        if kind == "boolean":
-            if isinstance(value, bool):
-                return value
-            if isinstance(value, str) and value.lower() in ("true", "false"):
-                self.note(pointer, f"string {value!r} read as the boolean {value.lower()}")
-                return value.lower() == "true"
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            if kind == "number" or isinstance(value, int) or value.is_integer():
-                return int(value) if kind == "integer" else value
-        elif isinstance(value, str):
-            try:
-                number = float(value) if kind == "number" else int(value)
-            except ValueError:
-                pass
-            else:
-                self.note(pointer, f"string {value!r} read as the {kind} {number!r}")
-                return number
-        self.note(pointer, f"{value!r} is not a valid {kind}; ignored")
-        return ir.NO_VALUE
+        result, note = coerce_value(value, kind)
+        if note is not None:
+            self.note(pointer, note)
+        return result
 
     def ref(self, node: Mapping[str, Any], pointer: str) -> ir.Ref:
         ref = node["$ref"]
@@ -618,6 +604,31 @@ class _Parser:
             title=self.string(node, "title", pointer),
             **common,
         )
+
+
+def coerce_value(value: Any, kind: str | None) -> tuple[Any, str | None]:
+    """``value`` (a ``default`` or ``example``) as a value of the declared ``kind``, and a note
+    where it was changed: a string read as the number or boolean it spells, or, where it cannot
+    be read as one, :data:`ir.NO_VALUE` (dropped). Other kinds keep the value as it is."""
+    if kind not in ("number", "integer", "boolean"):
+        return value, None
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value, None
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true", f"string {value!r} read as the boolean {value.lower()}"
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if kind == "number" or isinstance(value, int) or value.is_integer():
+            return (int(value) if kind == "integer" else value), None
+    elif isinstance(value, str):
+        try:
+            number = float(value) if kind == "number" else int(value)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(number):
+                return number, f"string {value!r} read as the {kind} {number!r}"
+    return ir.NO_VALUE, f"{value!r} is not a valid {kind}; ignored"
 
 
 def _kind(value: Any) -> str:

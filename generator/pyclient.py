@@ -36,6 +36,8 @@ class PyBodyField:
 
 @dataclass(frozen=True)
 class PyOperation:
+    key: str
+    """The operation's ``"METHOD /path"``, as the IR names it."""
     method_name: str
     http_method: str
     path: str
@@ -186,6 +188,7 @@ def _operation(doc: ir.Document, module: PyModule, op: ir.Operation) -> PyOperat
         if p.location == "path":
             path = path.replace("{" + p.key + "}", "{" + p.name + "}")
     return PyOperation(
+        key=op.key,
         method_name=attribute_name(op.operation_id),
         http_method=op.method.upper(),
         path=path,

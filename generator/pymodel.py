@@ -50,7 +50,7 @@ class PyModel:
     strict: bool
     """Request models reject unknown fields; response models keep them in ``extra``."""
     other_revisions: tuple[tuple[str, str], ...]
-    """``(json name, "was removed in revision ...")`` for fields of other revisions."""
+    """``(json name, "was removed in revision ...")`` for fields of earlier revisions."""
 
 
 @dataclass(frozen=True)
@@ -112,19 +112,13 @@ def field_history(revisions: Sequence[Revision]) -> dict[str, list[frozenset[str
 def other_revision_notes(
     revisions: Sequence[Revision], position: int, present: Sequence[frozenset[str]]
 ) -> tuple[tuple[str, str], ...]:
-    """Where each field absent from ``revisions[position]`` was added or removed."""
+    """Where each field that an earlier revision had and ``revisions[position]`` lacks was removed.
+
+    Only the revisions up to ``position`` are looked at: a package never depends on later ones."""
     notes = []
-    for key in sorted(set().union(*present) - present[position]):
-        events = []
-        earlier = [i for i in range(position) if key in present[i]]
-        if earlier:
-            removed = next(i for i in range(earlier[-1] + 1, position + 1) if key not in present[i])
-            events.append(f"was removed in revision {revisions[removed].label}")
-        later = next((i for i in range(position + 1, len(revisions)) if key in present[i]), None)
-        if later is not None:
-            verb = "added again" if earlier else "added"
-            events.append(f"was {verb} in revision {revisions[later].label}")
-        notes.append((key, " and ".join(events)))
+    for key in sorted(set().union(*present[:position]) - present[position]):
+        last = max(i for i in range(position) if key in present[i])
+        notes.append((key, f"was removed in revision {revisions[last + 1].label}"))
     return tuple(notes)
 
 
@@ -238,7 +232,7 @@ class _Builder:
 
 
 def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
-    """The models of ``revisions[position]``, knowing the fields of every other revision."""
+    """The models of ``revisions[position]``, knowing the fields of the revisions before it."""
     doc = revisions[position].document
     history = field_history(revisions)
     notes = {

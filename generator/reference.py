@@ -1,11 +1,5 @@
-"""Where a revision's optim-step request fields sit, for the generated local reference.
-
-The reference optimizer (``../shared/reference-semantics.md``, "What each revision's request
-fields mean") gives each request field a role: the group of Adam overrides, the group of Muon
-overrides, the Adam overrides nested in the Muon group, a top-level learning rate or clip value.
-This module finds those fields in a revision's request body by their names, and refuses a body
-with a field it has no role for, so that a new revision cannot silently lose a setting.
-"""
+"""The view the local reference's templates render: the field rules of one revision, the error
+code of a refused non-finite step, the request fields the server knows, and the paths it serves."""
 
 from __future__ import annotations
 
@@ -13,110 +7,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import GeneratorError
-from .pymodel import PyField, PyModel, PyModule
-
-ADAM_GROUPS = ("adam_params", "adamw_params")
-MUON_GROUP = "muon_params"
-MUON_ADAM_GROUPS = ("adam", "adamw")
-STEP_LEARNING_RATE = "learning_rate"
-STEP_CLIP = "max_grad_norm"
-WITHOUT_LOCAL_EFFECT = ("weight_sync_type",)
-ADAM_FIELDS = frozenset(
-    {"learning_rate", "lr", "beta1", "beta2", "eps", "weight_decay", "grad_clip_norm"}
-)
-MUON_FIELDS = frozenset(
-    {"learning_rate", "lr", "momentum", "newton_schulz_steps", "weight_decay", "grad_clip_norm"}
-)
-
-
-@dataclass(frozen=True)
-class ReferenceFields:
-    """The JSON names of the request fields by role; ``None`` where the revision has none."""
-
-    body_model: str
-    adam_group: str | None
-    muon_group: str | None
-    muon_adam_group: str | None
-    step_learning_rate: str | None
-    step_clip: str | None
-    non_finite_code: str
-    """The error-code member for non-finite gradients: NON_FINITE_LOSS where the revision has it."""
-    known_fields: dict[str, Any]
-    """The body's field names as a tree (``None`` leaves), for ignoring unknown fields."""
-
-
-class MissingSemanticsError(GeneratorError):
-    """A request field the reference has no role for."""
-
-
-def reference_fields(
-    module: PyModule, body_model: str, error_codes: tuple[str, ...]
-) -> ReferenceFields:
-    body = module.model(body_model)
-    groups: dict[str, str | None] = {
-        "adam": None,
-        "muon": None,
-        "muon_adam": None,
-        "lr": None,
-        "clip": None,
-    }
-    for field in body.fields:
-        if field.key in ADAM_GROUPS:
-            _check_group(module, field.key, field, ADAM_FIELDS)
-            groups["adam"] = field.key
-        elif field.key == MUON_GROUP:
-            muon = _model(module, field)
-            for inner in muon.fields:
-                if inner.key in MUON_ADAM_GROUPS:
-                    _check_group(module, f"{field.key}.{inner.key}", inner, ADAM_FIELDS)
-                    groups["muon_adam"] = inner.key
-                elif inner.key not in MUON_FIELDS:
-                    raise _no_role(f"{field.key}.{inner.key}")
-            groups["muon"] = field.key
-        elif field.key == STEP_LEARNING_RATE:
-            groups["lr"] = field.key
-        elif field.key == STEP_CLIP:
-            groups["clip"] = field.key
-        elif field.key not in WITHOUT_LOCAL_EFFECT:
-            raise _no_role(field.key)
-    code = next((c for c in error_codes if c.endswith("_NON_FINITE_LOSS")), None)
-    code = code or next(c for c in error_codes if c.endswith("_INTERNAL_ERROR"))
-    return ReferenceFields(
-        body_model=body_model,
-        adam_group=groups["adam"],
-        muon_group=groups["muon"],
-        muon_adam_group=groups["muon_adam"],
-        step_learning_rate=groups["lr"],
-        step_clip=groups["clip"],
-        non_finite_code=code,
-        known_fields=_tree(module, body),
-    )
-
-
-def _model(module: PyModule, field: PyField) -> PyModel:
-    """The model a group field holds."""
-    if field.model is None:
-        raise _no_role(field.key)
-    return module.model(field.model)
-
-
-def _check_group(module: PyModule, path: str, group: PyField, allowed: frozenset[str]) -> None:
-    """Every field of the group at ``path`` must be one the reference knows."""
-    for inner in _model(module, group).fields:
-        if inner.key not in allowed:
-            raise _no_role(f"{path}.{inner.key}")
-
-
-def _tree(module: PyModule, model: PyModel) -> dict[str, Any]:
-    return {f.key: _tree(module, module.model(f.model)) if f.model else None for f in model.fields}
-
-
-def _no_role(path: str) -> GeneratorError:
-    return MissingSemanticsError(
-        f"the request field `{path}` has no role in the local reference; "
-        "describe it in reference-semantics and in generator/reference.py"
-    )
+from . import ir
+from .errors import SpecError
+from .fieldroles import FieldRoles, ReferenceRules, resolve
+from .pymodel import class_name, member_name
 
 
 @dataclass(frozen=True)
@@ -128,8 +22,64 @@ class Routes:
     id_parameter: str
 
 
-def routes(submit_path: str, retrieve_path: str, id_parameter: str) -> Routes:
-    return Routes(_path_pattern(submit_path), _path_pattern(retrieve_path), id_parameter)
+@dataclass(frozen=True)
+class ReferenceView:
+    rules: ReferenceRules
+    body_model: str
+    non_finite_code: str
+    """The error-code member for non-finite gradients: NON_FINITE_LOSS where the revision has it,
+    else INTERNAL_ERROR."""
+    known_fields: dict[str, Any]
+    """The body's field names as a tree (``None`` leaves), for ignoring unknown fields."""
+    routes: Routes
+
+
+def reference_view(
+    doc: ir.Document, roles: FieldRoles, retrieve_path: str, id_parameter: str
+) -> ReferenceView:
+    """The reference of ``doc``: it serves ``roles.operation`` and reads operations back at
+    ``retrieve_path``, whose path parameter ``id_parameter`` takes the operation's id."""
+    rules = resolve(doc, roles)
+    return ReferenceView(
+        rules=rules,
+        body_model=class_name(rules.body.name),
+        non_finite_code=_non_finite_code(doc, rules.operation),
+        known_fields=_tree(doc, rules.body),
+        routes=Routes(
+            _path_pattern(rules.operation.path), _path_pattern(retrieve_path), id_parameter
+        ),
+    )
+
+
+def _non_finite_code(doc: ir.Document, operation: ir.Operation) -> str:
+    """The error code enum's member for a step refused for non-finite gradients."""
+    values = [
+        str(value)
+        for schema in doc.schemas.values()
+        if isinstance(schema, ir.Enum)
+        for value in schema.values
+        if str(value).endswith(("_NON_FINITE_LOSS", "_INTERNAL_ERROR"))
+    ]
+    code = next((v for v in values if v.endswith("_NON_FINITE_LOSS")), None)
+    code = code or next((v for v in values if v.endswith("_INTERNAL_ERROR")), None)
+    if code is None:
+        raise SpecError(
+            operation.pointer,
+            "the local reference needs an error code ending in _NON_FINITE_LOSS or _INTERNAL_ERROR",
+        )
+    return member_name(code)
+
+
+def _tree(doc: ir.Document, schema: ir.Schema, seen: frozenset[str] = frozenset()) -> Any:
+    """The field names of an object schema as a tree; a recursive schema is followed once."""
+    resolved = doc.resolve(schema)
+    if not isinstance(resolved, ir.Object):
+        return None
+    if isinstance(schema, ir.Ref):
+        if schema.name in seen:
+            return None
+        seen = seen | {schema.name}
+    return {p.name: _tree(doc, p.schema, seen) for p in resolved.properties}
 
 
 def _path_pattern(path: str) -> str:

@@ -8,15 +8,12 @@ files are formatted with the pinned black. Output is a pure function of ``spec/`
 from __future__ import annotations
 
 import concurrent.futures
-import difflib
 import json
 import multiprocessing
 import os
 import re
-import shutil
-import tempfile
 import textwrap
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,8 +26,9 @@ from .docpage import operation_page
 from .errors import GeneratorError
 from .examples import sample
 from .pyclient import PyClient, build_client
+from .fieldroles import FieldRoles, load_field_roles
 from .pymodel import PyModule, build_module, class_name
-from .reference import reference_fields, routes
+from .reference import ReferenceView, reference_view
 from .revisions import Revision, RevisionIndex
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
@@ -52,6 +50,7 @@ PACKAGE_FILES: tuple[tuple[str, str], ...] = (
     ("together_rl/py.typed.jinja", "together_rl/py.typed"),
     ("together_rl/reference/__init__.py.jinja", "together_rl/reference/__init__.py"),
     ("together_rl/reference/_fields.py.jinja", "together_rl/reference/_fields.py"),
+    ("together_rl/reference/_rules.py.jinja", "together_rl/reference/_rules.py"),
     ("together_rl/reference/_optim.py.jinja", "together_rl/reference/_optim.py"),
     ("together_rl/reference/_session.py.jinja", "together_rl/reference/_session.py"),
     ("together_rl/reference/_routes.py.jinja", "together_rl/reference/_routes.py"),
@@ -133,6 +132,9 @@ def pyrepr(value: Any) -> str:
         return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(pyrepr(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        items = [pyrepr(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return repr(value)
 
 
@@ -242,17 +244,17 @@ def _example(doc: ir.Document, client: PyClient) -> Example:
     )
 
 
-def _reference_context(module: PyModule, client: PyClient) -> dict[str, Any]:
-    """What the reference templates need: the roles of the request fields and the routes."""
-    if not client.waiters:
-        raise RenderError("the local reference needs an operation with a retrieve twin to serve")
-    waiter = client.waiters[0]
-    assert waiter.submit.body_model is not None
-    codes = next(e for e in module.enums if e.name.endswith("ErrorCode")).members
-    return {
-        "reference": reference_fields(module, waiter.submit.body_model, tuple(m for m, _ in codes)),
-        "routes": routes(waiter.submit.path, waiter.retrieve.path, waiter.id_parameter),
-    }
+def _reference(doc: ir.Document, client: PyClient, roles: FieldRoles) -> ReferenceView:
+    """What the reference templates need: the rules of the request fields, and the routes of the
+    operation the reference serves and of its retrieve twin."""
+    operation = doc.operation(roles.operation)
+    waiter = next((w for w in client.waiters if operation and w.submit.key == operation.key), None)
+    if waiter is None:
+        raise RenderError(
+            f"{roles.source}#/operation: the local reference serves {roles.operation!r}, which "
+            "needs a GET twin that reads its operations back"
+        )
+    return reference_view(doc, roles, waiter.retrieve.path, waiter.id_parameter)
 
 
 def _model_name(schema: ir.Schema) -> str:
@@ -296,26 +298,29 @@ def _helpers(module: PyModule) -> list[str]:
 
 
 def render_package(
-    env: jinja2.Environment,
-    revisions: Sequence[Revision],
-    position: int,
-    versions: Sequence[VersionedChanges],
-) -> dict[str, tuple[str, str]]:
-    """The files of one revision's package, by path relative to the package folder, each as
-    ``(template name, text)``; Python is not formatted yet (see :func:`render_all`)."""
-    revision = revisions[position]
+    env: jinja2.Environment, history: Sequence[VersionedChanges], roles: FieldRoles
+) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """The files of the package of the last revision in ``history``, by path relative to the
+    package folder, each as ``(template name, text)``, and the warnings of its rendering.
+
+    ``history`` holds the revisions up to this one and no later: a package never depends on the
+    revisions that came after it, so appending a revision leaves the older packages as they were.
+    Python is not formatted yet (see :func:`render_all`).
+    """
+    revisions = [entry.revision for entry in history]
+    revision = revisions[-1]
     doc = revision.document
-    module = build_module(revisions, position)
+    module = build_module(revisions, len(revisions) - 1)
     client = build_client(doc, module)
+    reference = _reference(doc, client, roles)
     pages = [operation_page(doc, op) for op in doc.operations]
-    entries = versions[1 : position + 1]  # the changes of every revision up to this one
     context: dict[str, Any] = {
         "revision": revision,
-        "version": versions[position].version,
-        "entries": versions[: position + 1],
+        "version": history[-1].version,
+        "entries": history,
         "module": module,
         "client": client,
-        **_reference_context(module, client),
+        "reference": reference,
         "helpers": _helpers(module),
         "exports": sorted([e.name for e in module.enums] + [m.name for m in module.models]),
         "pages": pages,
@@ -327,13 +332,19 @@ def render_package(
         if "{operation}" in output:
             for page in pages:
                 changes = changelog.changes_section(
-                    changelog.for_operation(entries, page.operation.key), limit=4
+                    changelog.for_operation(history[1:], page.operation.key), limit=4
                 )
                 text = _render(template, page=page, changes=changes, **context)
                 files[output.format(operation=page.file_name)] = (template_name, text)
         else:
             files[output] = (template_name, _render(template, **context))
-    return files
+    warnings = [
+        f"{revision.file}#{field.pointer}: the request field `{field.path}` of revision "
+        f"{revision.id} has no role in the local reference ({field.reason}); the reference "
+        "answers a request that sets it with FAILED / INVALID_INPUT"
+        for field in reference.rules.unassigned
+    ]
+    return files, warnings
 
 
 def _render(template: jinja2.Template, **context: Any) -> str:
@@ -343,40 +354,53 @@ def _render(template: jinja2.Template, **context: Any) -> str:
         raise RenderError(f"{template.name}: {exc}") from exc
 
 
+@dataclass(frozen=True)
+class Rendering:
+    """What :func:`render_all` produced."""
+
+    files: dict[str, bytes]
+    """Every file, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...)."""
+    warnings: tuple[str, ...]
+    """What the user should know: fields the local reference does not implement, ..."""
+
+
 def render_all(
     index: RevisionIndex,
     revision_ids: Sequence[str] | None = None,
     *,
     templates: Path = TEMPLATES_DIR,
-) -> dict[str, bytes]:
-    """Every package's files, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...).
+) -> Rendering:
+    """Every package's files (or those of ``revision_ids``).
 
     Python files are formatted by the pinned black once all templates rendered: each distinct
     text once (many files are the same in every package), in parallel processes.
     """
     env = environment(templates)
-    revisions = list(index)
-    versions = package_versions(revisions)
-    wanted = set(revision_ids) if revision_ids else {r.id for r in revisions}
+    roles = load_field_roles(index.spec_dir)
+    versions = package_versions(index)
+    wanted = set(revision_ids) if revision_ids else {r.id for r in index}
     for revision_id in wanted:
         index.get(revision_id)  # an unknown id is an error
     rendered: dict[str, tuple[str, str]] = {}
-    for position, revision in enumerate(revisions):
+    warnings: list[str] = []
+    for position, revision in enumerate(index):
         if revision.id in wanted:
-            for path, entry in render_package(env, revisions, position, versions).items():
+            files, notes = render_package(env, versions[: position + 1], roles)
+            warnings += notes
+            for path, entry in files.items():
                 rendered[f"{revision.id}/{path}"] = entry
     sources = sorted(
         {text for path, (_, text) in rendered.items() if path.endswith(".py")}, key=len
     )
     formatted = dict(zip(sources, format_sources(sources)))
-    files: dict[str, bytes] = {}
+    result: dict[str, bytes] = {}
     for path, (template_name, text) in rendered.items():
         if path.endswith(".py"):
             ok, text = formatted[text]
             if not ok:
                 raise RenderError(f"{template_name} rendered invalid Python for {path}: {text}")
-        files[path] = text.encode()
-    return files
+        result[path] = text.encode()
+    return Rendering(result, tuple(warnings))
 
 
 def format_sources(sources: Sequence[str]) -> list[tuple[bool, str]]:
@@ -395,72 +419,3 @@ def _format(source: str) -> tuple[bool, str]:
         return True, black.format_str(source, mode=BLACK_MODE)
     except black.InvalidInput as exc:
         return False, str(exc)
-
-
-# -- writing and checking --------------------------------------------------------------------------
-
-
-def write_tree(files: dict[str, bytes], out: Path, *, only: Sequence[str] | None = None) -> None:
-    """Write ``files`` under ``out``, replacing it (or only its ``only`` subfolders) atomically:
-    everything is written to a temporary folder beside ``out`` first, so a failure leaves ``out``
-    as it was."""
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    try:
-        for path, content in files.items():
-            target = staging / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
-        if only is None:
-            _swap(staging, out)
-        else:
-            out.mkdir(exist_ok=True)
-            for name in only:
-                _swap(staging / name, out / name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _swap(new: Path, target: Path) -> None:
-    """Put ``new`` where ``target`` is, with a rename for each (atomic on one file system)."""
-    old = target.with_name(f".{target.name}.old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        os.replace(target, old)
-    os.replace(new, target)
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def read_tree(root: Path) -> dict[str, bytes]:
-    """Every file under ``root``, by relative path with ``/`` separators."""
-    if not root.is_dir():
-        return {}
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith(".pyc")
-    }
-
-
-def tree_differences(
-    expected: dict[str, bytes], actual: dict[str, bytes], *, label: str
-) -> Iterator[str]:
-    """Unified diffs, ``actual`` (on disk) against ``expected`` (what the generator renders)."""
-    for path in sorted(expected.keys() | actual.keys()):
-        want, have = expected.get(path), actual.get(path)
-        if want == have:
-            continue
-        if have is None:
-            yield f"missing: {label}/{path}\n"
-        elif want is None:
-            yield f"extra: {label}/{path} (the generator does not render it)\n"
-        else:
-            yield "".join(
-                difflib.unified_diff(
-                    have.decode(errors="replace").splitlines(keepends=True),
-                    want.decode(errors="replace").splitlines(keepends=True),
-                    fromfile=f"{label}/{path} (on disk)",
-                    tofile=f"{label}/{path} (rendered)",
-                )
-            )

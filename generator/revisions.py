@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import datetime
+import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from . import ir
 from .errors import GeneratorError, RevisionError
@@ -42,6 +46,8 @@ class RevisionIndex(Sequence[Revision]):
     """The revisions of ``spec/``, oldest first."""
 
     revisions: tuple[Revision, ...]
+    spec_dir: Path
+    """The folder of the index and the documents."""
 
     def __len__(self) -> int:
         return len(self.revisions)
@@ -58,15 +64,6 @@ class RevisionIndex(Sequence[Revision]):
                 return revision
         known = ", ".join(r.id for r in self.revisions)
         raise RevisionError(f"unknown revision {revision_id!r}; known revisions: {known}")
-
-    def up_to(self, revision_id: str) -> tuple[Revision, ...]:
-        """The revisions from the first through ``revision_id``."""
-        position = self.revisions.index(self.get(revision_id))
-        return self.revisions[: position + 1]
-
-    def pairs(self) -> Iterator[tuple[Revision, Revision]]:
-        """Consecutive revisions: ``(baseline, first), (first, second), ...``."""
-        return zip(self.revisions, self.revisions[1:])
 
 
 def load_index(spec_dir: Path) -> RevisionIndex:
@@ -114,4 +111,60 @@ def load_index(spec_dir: Path) -> RevisionIndex:
         raise RevisionError(
             f"{where}: the first revision must be 'baseline', got {revisions[0].id!r}"
         )
-    return RevisionIndex(tuple(revisions))
+    return RevisionIndex(tuple(revisions), spec_dir)
+
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_new_revision(index: RevisionIndex, revision_id: str, date: datetime.date | None) -> None:
+    """Refuse an id that exists or cannot name a file, and a date before the newest known one."""
+    if not _ID.fullmatch(revision_id):
+        raise RevisionError(
+            f"{revision_id!r} is not a revision id: letters, digits, '.', '_' and '-', "
+            "starting with a letter or digit"
+        )
+    if any(r.id == revision_id for r in index):
+        raise RevisionError(f"revision {revision_id!r} is already in {index.spec_dir / INDEX_NAME}")
+    if (index.spec_dir / f"{revision_id}.yaml").exists():
+        raise RevisionError(f"{index.spec_dir / revision_id}.yaml exists already")
+    dated = [r for r in index if r.date]
+    if date is not None and dated and date < dated[-1].date:  # type: ignore[operator]
+        raise RevisionError(
+            f"the date {date} is before that of revision {dated[-1].id} ({dated[-1].date}); "
+            "revisions are appended in order"
+        )
+
+
+def append_revision(
+    index: RevisionIndex, revision_id: str, date: datetime.date | None, note: str, document: str
+) -> Path:
+    """Write ``document`` as ``spec/<id>.yaml`` and append its entry to the index, keeping the
+    index's comments; both files are replaced with a rename, so a failure leaves spec/ as it was."""
+    check_new_revision(index, revision_id, date)
+    spec_dir = index.spec_dir
+    path = spec_dir / f"{revision_id}.yaml"
+    entry = yaml.safe_dump(
+        [{"id": revision_id, "date": date, "file": path.name, "note": note}],
+        sort_keys=False,
+        allow_unicode=True,
+        width=96,
+    )
+    index_path = spec_dir / INDEX_NAME
+    text = index_path.read_text(encoding="utf-8")
+    new_index = text.rstrip("\n") + "\n" + "".join(f"  {line}\n" for line in entry.splitlines())
+    _write_atomically(path, document)
+    try:
+        _write_atomically(index_path, new_index)
+        load_index(spec_dir)  # the index still reads, with the new entry last
+    except BaseException:
+        _write_atomically(index_path, text)
+        path.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)

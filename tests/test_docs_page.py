@@ -22,10 +22,11 @@ def test_optim_step_page_of_f4885bc38424_equals_the_seed_apart_from_links():
         assert mine == theirs, f"line {number} differs"
 
 
-def test_every_package_has_a_page_per_operation():
-    for package in sorted(GENERATED.iterdir()):
-        pages = sorted(p.name for p in (package / "docs").iterdir())
-        assert pages == ["OptimStep.md", "getOptimStepOperation.md"], package.name
+def test_every_package_has_a_page_per_operation(index):
+    for revision in index:
+        pages = sorted(p.name for p in (GENERATED / revision.id / "docs").iterdir())
+        expected = sorted(f"{op.operation_id}.md" for op in revision.document.operations)
+        assert pages == expected, revision.id
 
 
 def test_older_pages_show_their_own_fields_and_history():

@@ -11,9 +11,12 @@ import pytest
 from conftest import ROOT
 
 from generator.build import build_packages
+from generator.render import package_versions
+from generator.revisions import load_index
 
 GENERATED = ROOT / "generated"
-OLDEST, NEWEST = "baseline", "f4885bc38424"
+VERSIONS = package_versions(load_index(ROOT / "spec"))
+OLDEST, NEWEST = VERSIONS[0], VERSIONS[-1]
 
 PROBE = (
     "import together_rl, together_rl.models as m; "
@@ -25,7 +28,8 @@ PROBE = (
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory):
     dist = tmp_path_factory.mktemp("dist")
-    return dist, build_packages([GENERATED / OLDEST, GENERATED / NEWEST], dist, wheel_only=True)
+    packages = [GENERATED / OLDEST.revision.id, GENERATED / NEWEST.revision.id]
+    return dist, build_packages(packages, dist, wheel_only=True)
 
 
 @pytest.fixture
@@ -72,23 +76,24 @@ def probe(python: Path) -> list[str]:
 def test_wheels_are_named_by_the_derived_versions(wheels):
     _, artifacts = wheels
     assert [a.name for a in artifacts] == [
-        "together_rl-1.0.0-py3-none-any.whl",
-        "together_rl-5.0.1-py3-none-any.whl",
+        f"together_rl-{OLDEST.version}-py3-none-any.whl",
+        f"together_rl-{NEWEST.version}-py3-none-any.whl",
     ]
 
 
 def test_install_import_and_replace_one_revision_with_another(wheels, venv):
     dist, _ = wheels
-    pip(venv, "--find-links", str(dist), "together-rl==1.0.0")
+    pip(venv, "--find-links", str(dist), f"together-rl=={OLDEST.version}")
     revision, version, has_sync_type, location = probe(venv)
-    assert (revision, version, has_sync_type) == ("baseline", "1.0.0", "True")
+    assert (revision, version, has_sync_type) == (OLDEST.revision.id, OLDEST.version, "True")
     assert location.startswith(str(venv.parent.parent))
 
-    pip(venv, "--find-links", str(dist), "together-rl==5.0.1")
-    assert probe(venv)[:3] == ["f4885bc38424", "5.0.1", "False"]  # the old modules are gone
+    pip(venv, "--find-links", str(dist), f"together-rl=={NEWEST.version}")
+    # the old modules are gone: the weight-sync enum was removed after the first revision
+    assert probe(venv)[:3] == [NEWEST.revision.id, NEWEST.version, "False"]
 
-    pip(venv, "--find-links", str(dist), "together-rl==1.0.0")  # pinning back down works too
-    assert probe(venv)[:2] == ["baseline", "1.0.0"]
+    pip(venv, "--find-links", str(dist), f"together-rl=={OLDEST.version}")  # pinning back down
+    assert probe(venv)[:2] == [OLDEST.revision.id, OLDEST.version]
     listed = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(venv), "list", "--format", "freeze"],
         capture_output=True,
@@ -96,12 +101,12 @@ def test_install_import_and_replace_one_revision_with_another(wheels, venv):
         check=True,
     ).stdout
     assert [line for line in listed.splitlines() if line.split("==")[0] == "together-rl"] == [
-        "together-rl==1.0.0"
+        f"together-rl=={OLDEST.version}"
     ]
 
 
 def test_twine_accepts_the_artifacts(tmp_path):
-    artifacts = build_packages([GENERATED / NEWEST], tmp_path)
+    artifacts = build_packages([GENERATED / NEWEST.revision.id], tmp_path)
     assert sorted(a.suffix for a in artifacts) == [".gz", ".whl"]
     result = subprocess.run(
         [sys.executable, "-m", "twine", "check", "--strict", *map(str, artifacts)],
@@ -109,7 +114,7 @@ def test_twine_accepts_the_artifacts(tmp_path):
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert not any(p.name.endswith(".egg-info") for p in (GENERATED / NEWEST).iterdir())
+    assert not any(p.name.endswith(".egg-info") for p in (GENERATED / NEWEST.revision.id).iterdir())
 
 
 def test_readme_revision_table_matches_the_generated_packages():
@@ -122,4 +127,5 @@ def test_readme_revision_table_matches_the_generated_packages():
         p.name: tomllib.loads((p / "pyproject.toml").read_text())["project"]["version"]
         for p in GENERATED.iterdir()
     }
-    assert dict(rows) == packages and len(rows) == 6
+    assert dict(rows) == packages
+    assert [revision for revision, _ in rows] == [r.id for r in load_index(ROOT / "spec")]

@@ -90,7 +90,6 @@ class RLOptimStepBody(Model):
         {"adamw_params", "muon_params", "max_grad_norm", "weight_sync_type"}
     )
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "adam_params": "was added in revision 9ccc57e5e4b9, 2026-07-31",
         "learning_rate": "was removed in revision 0c4fdad77435, 2026-07-26",
     }
 
@@ -189,8 +188,6 @@ class RLMuonParams(Model):
         {"learning_rate", "momentum", "newton_schulz_steps", "weight_decay", "adamw"}
     )
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "adam": "was added in revision 9ccc57e5e4b9, 2026-07-31",
-        "grad_clip_norm": "was added in revision 9ccc57e5e4b9, 2026-07-31",
         "lr": "was removed in revision 0c4fdad77435, 2026-07-26",
     }
 

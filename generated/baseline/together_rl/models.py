@@ -9,7 +9,6 @@ Fields left out are UNSET and not sent.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -89,9 +88,6 @@ class RLOptimStepBody(Model):
     _FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"learning_rate", "adamw_params", "muon_params", "max_grad_norm", "weight_sync_type"}
     )
-    _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "adam_params": "was added in revision 9ccc57e5e4b9, 2026-07-31",
-    }
 
     learning_rate: float | Unset = UNSET
     """Learning rate for this step."""
@@ -141,9 +137,6 @@ class RLAdamWParams(Model):
     """Per-step AdamW optimizer overrides."""
 
     _FIELDS: ClassVar[frozenset[str]] = frozenset({"lr", "beta1", "beta2", "eps", "weight_decay"})
-    _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "learning_rate": "was added in revision 0c4fdad77435, 2026-07-26",
-    }
 
     lr: float | Unset = UNSET
     """Learning rate for the AdamW-tuned parameters"""
@@ -188,12 +181,6 @@ class RLMuonParams(Model):
     _FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"lr", "momentum", "newton_schulz_steps", "weight_decay"}
     )
-    _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "adam": "was added in revision 9ccc57e5e4b9, 2026-07-31",
-        "adamw": "was added in revision 0c4fdad77435, 2026-07-26",
-        "grad_clip_norm": "was added in revision 9ccc57e5e4b9, 2026-07-31",
-        "learning_rate": "was added in revision 0c4fdad77435, 2026-07-26",
-    }
 
     lr: float | Unset = UNSET
     """Learning rate for this Muon optimizer step."""

@@ -71,9 +71,9 @@ class ValidationError(ValueError):
 
 
 class RevisionMismatchError(TypeError):
-    """A field used with the package of a revision that does not have it.
+    """A field of an earlier revision, used with the package of a revision that removed it.
 
-    The message says in which revision the field was added or removed, for example
+    The message says in which revision the field was removed, for example
     ``RLOptimStepBody: `weight_sync_type` was removed in revision f26a23fab8e0, 2026-08-08``.
     """
 
@@ -216,8 +216,7 @@ class Model(ABC):
 
     ``_FIELDS`` holds the JSON names of the model's fields; ``_STRICT`` says whether unknown fields
     are an error (request models) or kept in ``extra`` (response models); ``_OTHER_REVISIONS``
-    names the fields that exist only in other revisions of the API, with where they were added or
-    removed.
+    names the fields that earlier revisions of the API had, with the revision that removed them.
     """
 
     _FIELDS: ClassVar[frozenset[str]] = frozenset()

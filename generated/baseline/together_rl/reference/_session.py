@@ -26,20 +26,10 @@ from ..models import (
     RLTrainingOperationStatus,
 )
 from . import _optim
-from ._fields import (
-    ADAM_GROUP,
-    MUON_ADAM_GROUP,
-    MUON_GROUP,
-    NON_FINITE,
-    STEP_CLIP,
-    STEP_LEARNING_RATE,
-    Body,
-)
+from ._fields import NON_FINITE, RULES, Body
+from ._rules import Group, Refused, Rule, Sets
 
 __all__ = ["ADAM_DEFAULTS", "MUON_DEFAULTS", "LocalSession", "UnknownOperationError"]
-
-_LEARNING_RATE_KEYS = ("learning_rate", "lr")
-_CLIP_KEY = "grad_clip_norm"
 
 ADAM_DEFAULTS: Mapping[str, float] = {
     "learning_rate": 1e-4,
@@ -61,13 +51,11 @@ DEFAULT_CLIP = 1.0
 # The range of every setting; a request outside it fails with INVALID_INPUT.
 _RANGES: dict[str, tuple[Callable[[float], bool], str]] = {
     "learning_rate": (lambda v: v >= 0, "must be >= 0"),
-    "lr": (lambda v: v >= 0, "must be >= 0"),
     "beta1": (lambda v: 0 <= v < 1, "must be in [0, 1)"),
     "beta2": (lambda v: 0 <= v < 1, "must be in [0, 1)"),
     "eps": (lambda v: v > 0, "must be > 0"),
     "weight_decay": (lambda v: v >= 0, "must be >= 0"),
-    "grad_clip_norm": (lambda v: v >= 0, "must be >= 0"),
-    "max_grad_norm": (lambda v: v >= 0, "must be >= 0"),
+    "clip": (lambda v: v >= 0, "must be >= 0"),
     "momentum": (lambda v: 0 <= v < 1, "must be in [0, 1)"),
     "newton_schulz_steps": (lambda v: 1 <= v <= 100, "must be between 1 and 100"),
 }
@@ -83,6 +71,15 @@ class UnknownOperationError(LookupError):
 class _InvalidInput(Exception):
     def __init__(self, path: str, value: object, problem: str) -> None:
         super().__init__(f"{path or '(body)'}: {problem}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """A request field's value for a setting."""
+
+    path: str
+    value: float
+    fallback: bool
 
 
 @dataclass(frozen=True)
@@ -166,7 +163,7 @@ class LocalSession:
         for key, value in given.items():
             table: dict[str, float] | None
             if key == "grad_clip_norm":
-                table, name = None, key
+                table, name = None, "clip"
             elif optimizer == "adam":
                 table, name = adam, key
             elif key.startswith("adam_"):
@@ -288,49 +285,21 @@ class LocalSession:
     # -- one step -----------------------------------------------------------------------------------
 
     def _settings(self, body: Body | Mapping[str, Any]) -> _Settings:
-        """Check the request and resolve every setting of the step."""
-        if isinstance(body, Body):
-            wire = body.to_dict()
-        else:
-            wire = Body.from_dict(body).to_dict()
-        _check_ranges(wire, "")
-        adam_top = wire.get(ADAM_GROUP) if ADAM_GROUP else None
-        muon = wire.get(MUON_GROUP) if MUON_GROUP else None
-        muon_adam = muon.get(MUON_ADAM_GROUP) if muon is not None and MUON_ADAM_GROUP else None
-        if self.optimizer == "adam":
-            if muon is not None:
-                raise _InvalidInput(str(MUON_GROUP), muon, "Muon overrides in an Adam session")
-            adam = adam_top
-            clips = [
-                (at(str(ADAM_GROUP), _CLIP_KEY), adam_top.get(_CLIP_KEY) if adam_top else None)
-            ]
-        else:
-            if adam_top is not None and MUON_ADAM_GROUP is not None:
-                raise _InvalidInput(
-                    str(ADAM_GROUP), adam_top, "Adam overrides at the top level of a Muon session"
-                )
-            # Without a nested group (the oldest revision), the top-level Adam overrides tune the
-            # Adam-handled parameters of a Muon session.
-            adam, adam_path = (
-                (muon_adam, at(str(MUON_GROUP), str(MUON_ADAM_GROUP)))
-                if MUON_ADAM_GROUP
-                else (adam_top, ADAM_GROUP)
-            )
-            clips = [
-                (at(str(MUON_GROUP), _CLIP_KEY), muon.get(_CLIP_KEY) if muon else None),
-                (at(str(adam_path), _CLIP_KEY), adam.get(_CLIP_KEY) if adam else None),
-            ]
-        given = [(path, value) for path, value in clips if value is not None]
-        if len({value for _, value in given}) > 1:
-            (first, a), (second, b) = given
-            raise _InvalidInput(second, b, f"differs from {first} ({a}); set one clip value")
-        step_clip = wire.get(STEP_CLIP) if STEP_CLIP else None
-        clip = given[0][1] if given else step_clip if step_clip is not None else self._clip_default
-        step_lr = wire.get(STEP_LEARNING_RATE) if STEP_LEARNING_RATE else None
+        """Check the request and resolve every setting of the step: each field set in the body
+        overrides the settings its rule names, else the session default applies."""
+        wire = body.to_dict() if isinstance(body, Body) else Body.from_dict(body).to_dict()
+        chosen: dict[str, _Choice] = {}
+        for path, value, rule in _fields_set(wire, RULES[self.optimizer], ""):
+            if isinstance(rule, Refused):
+                raise _InvalidInput(path, value, rule.problem)
+            if isinstance(rule, Sets):
+                for setting in rule.settings:
+                    _choose(chosen, setting, _Choice(path, value, rule.fallback))
+        values = {setting: choice.value for setting, choice in chosen.items()}
         return _Settings(
-            clip=clip,
-            adam=_merge(self._adam_defaults, adam, step_lr),
-            muon=_merge(self._muon_defaults, muon, step_lr),
+            clip=values.get("clip", self._clip_default),
+            adam=_group(self._adam_defaults, values, "adam."),
+            muon=_group(self._muon_defaults, values, "muon."),
         )
 
     def _apply(self, names: list[str], settings: _Settings, total_norm: Tensor) -> None:
@@ -393,29 +362,47 @@ def _grad(param: Tensor) -> Tensor:
     return param.grad
 
 
-def _merge(
-    defaults: Mapping[str, float], overrides: Mapping[str, Any] | None, step_lr: float | None
-) -> dict[str, float]:
-    """The session defaults, with the step's overrides; the learning rate falls back to the
-    step's top-level one before the default."""
-    settings = dict(defaults)
-    if step_lr is not None:
-        settings["learning_rate"] = step_lr
-    for key, value in (overrides or {}).items():
-        if key in _LEARNING_RATE_KEYS:
-            settings["learning_rate"] = value
-        elif key in settings:
-            settings[key] = value
-    return settings
-
-
-def _check_ranges(data: Mapping[str, Any], path: str) -> None:
+def _fields_set(
+    data: Mapping[str, Any], rules: Mapping[str, Rule], prefix: str
+) -> Iterator[tuple[str, Any, Rule]]:
+    """Every field set in ``data`` but the groups, with its JSON path and rule (the fields of a
+    group follow the group's own rule)."""
     for key, value in data.items():
-        here = at(path, key)
-        if isinstance(value, Mapping):
-            _check_ranges(value, here)
-        elif key in _RANGES and not _RANGES[key][0](value):
-            raise _InvalidInput(here, value, _RANGES[key][1])
+        path = at(prefix, key)
+        rule = rules[path]
+        if isinstance(rule, Group):
+            yield from _fields_set(value, rules, path)
+        else:
+            yield path, value, rule
+
+
+def _choose(chosen: dict[str, _Choice], setting: str, choice: _Choice) -> None:
+    """Record ``choice`` for ``setting``: it is checked against the setting's range, a group's
+    value wins over a step-level one, and two values of the same standing must be equal."""
+    name = setting.rpartition(".")[2]
+    check, problem = _RANGES[name]
+    if not check(choice.value):
+        raise _InvalidInput(choice.path, choice.value, problem)
+    earlier = chosen.get(setting)
+    if earlier is None or (earlier.fallback and not choice.fallback):
+        chosen[setting] = choice
+    elif earlier.fallback == choice.fallback and earlier.value != choice.value:
+        raise _InvalidInput(
+            choice.path,
+            choice.value,
+            f"differs from {earlier.path} ({earlier.value}); set one {name} value",
+        )
+
+
+def _group(
+    defaults: Mapping[str, float], values: Mapping[str, float], prefix: str
+) -> dict[str, float]:
+    """The session defaults of one optimizer, with the step's values for it."""
+    settings = dict(defaults)
+    for setting, value in values.items():
+        if setting.startswith(prefix):
+            settings[setting.removeprefix(prefix)] = value
+    return settings
 
 
 def _failed(

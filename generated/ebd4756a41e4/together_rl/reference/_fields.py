@@ -1,6 +1,10 @@
-"""Where this revision's request fields sit, for the reference (see the reference semantics'
-table by revision), and the paths it serves. The rest of the reference is the same in every
-revision."""
+"""What the request fields of revision ebd4756a41e4 do in the local reference, and the paths it
+serves.
+
+Settled when the package was generated, from the project's table of field roles
+(spec/reference-fields.yaml): for each session kind, the rule of every field of the request
+body. A field the table gives no role is refused, never ignored.
+"""
 
 from __future__ import annotations
 
@@ -8,38 +12,44 @@ import re
 from typing import Any
 
 from ..models import RLOptimStepBody, RLTrainingOperationErrorCode
+from ._rules import Group, NoEffect, Refused, Rule, Sets
 
-__all__ = [
-    "ADAM_GROUP",
-    "Body",
-    "KNOWN_FIELDS",
-    "MUON_ADAM_GROUP",
-    "MUON_GROUP",
-    "NON_FINITE",
-    "OPERATION_ID",
-    "RETRIEVE",
-    "STEP_CLIP",
-    "STEP_LEARNING_RATE",
-    "SUBMIT",
-]
+__all__ = ["Body", "KNOWN_FIELDS", "NON_FINITE", "OPERATION_ID", "RETRIEVE", "RULES", "SUBMIT"]
 
 Body = RLOptimStepBody
 """The request body of a step."""
 
-ADAM_GROUP: str | None = "adam_params"
-"""Top-level Adam overrides."""
-
-MUON_GROUP: str | None = "muon_params"
-"""Muon overrides."""
-
-MUON_ADAM_GROUP: str | None = "adam"
-"""Adam overrides nested in the Muon group, for the parameters Muon does not handle."""
-
-STEP_LEARNING_RATE: str | None = None
-"""A top-level learning rate, used where the optimizer's own is unset."""
-
-STEP_CLIP: str | None = None
-"""A top-level clip value."""
+RULES: dict[str, dict[str, Rule]] = {
+    "adam": {
+        "adam_params": Group(),
+        "adam_params.learning_rate": Sets(("adam.learning_rate",)),
+        "adam_params.beta1": Sets(("adam.beta1",)),
+        "adam_params.beta2": Sets(("adam.beta2",)),
+        "adam_params.eps": Sets(("adam.eps",)),
+        "adam_params.weight_decay": Sets(("adam.weight_decay",)),
+        "adam_params.grad_clip_norm": Sets(("clip",)),
+        "muon_params": Refused("Muon overrides in an Adam session"),
+        "weight_sync_type": NoEffect(),
+    },
+    "muon": {
+        "adam_params": Refused("Adam overrides at the top level of a Muon session"),
+        "muon_params": Group(),
+        "muon_params.learning_rate": Sets(("muon.learning_rate",)),
+        "muon_params.momentum": Sets(("muon.momentum",)),
+        "muon_params.newton_schulz_steps": Sets(("muon.newton_schulz_steps",)),
+        "muon_params.weight_decay": Sets(("muon.weight_decay",)),
+        "muon_params.grad_clip_norm": Sets(("clip",)),
+        "muon_params.adam": Group(),
+        "muon_params.adam.learning_rate": Sets(("adam.learning_rate",)),
+        "muon_params.adam.beta1": Sets(("adam.beta1",)),
+        "muon_params.adam.beta2": Sets(("adam.beta2",)),
+        "muon_params.adam.eps": Sets(("adam.eps",)),
+        "muon_params.adam.weight_decay": Sets(("adam.weight_decay",)),
+        "muon_params.adam.grad_clip_norm": Sets(("clip",)),
+        "weight_sync_type": NoEffect(),
+    },
+}
+"""For each session kind (``"adam"``, ``"muon"``), the rule of every request field by JSON path."""
 
 NON_FINITE = RLTrainingOperationErrorCode.TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS
 """The error code of a step refused for non-finite gradients."""

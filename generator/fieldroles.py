@@ -1,0 +1,325 @@
+"""What each request field does in the generated local reference, from ``spec/reference-fields.yaml``.
+
+The data file gives each field of the served operation's request body a role (a group of Adam or
+Muon overrides, a setting inside a group, a step-level value, no local effect). For one revision
+and one session kind, :func:`resolve` settles every field of that revision's body into a
+:data:`Rule` the rendered reference applies as it is: the reference has no run-time branch on
+which revision it is. A field without a role (or whose schema cannot play its role) does not
+stop generation: it becomes a :class:`Refused` rule and an :class:`Unassigned` warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal, TypeAlias
+
+from . import ir
+from .errors import GeneratorError
+from .loader import load_yaml
+from .pointer import join
+
+ROLES_FILE = "reference-fields.yaml"
+
+Session: TypeAlias = Literal["adam", "muon"]
+SESSIONS: tuple[Session, ...] = ("adam", "muon")
+
+# Which settings each optimizer's group may override.
+_SETTINGS: dict[str, frozenset[str]] = {
+    "adam": frozenset({"learning_rate", "weight_decay", "clip", "beta1", "beta2", "eps"}),
+    "muon": frozenset({"learning_rate", "weight_decay", "clip", "momentum", "newton_schulz_steps"}),
+}
+# Group roles: the optimizer whose settings the group holds, and where the group may appear.
+_GROUPS: dict[str, tuple[str, str | None]] = {
+    "adam": ("adam", None),
+    "muon": ("muon", None),
+    "muon.adam": ("adam", "muon"),
+}
+_TOP_LEVEL = frozenset({"step.learning_rate", "step.clip"})
+NO_EFFECT_ROLE = "none"
+
+NOT_IMPLEMENTED = "the local reference does not implement this field yet"
+MUON_IN_ADAM = "Muon overrides in an Adam session"
+ADAM_AT_TOP_OF_MUON = "Adam overrides at the top level of a Muon session"
+
+
+class FieldRolesError(GeneratorError):
+    """The field-role data file is missing or malformed."""
+
+
+# -- the data file ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One field's entry: its role, and for a group the entries of the group's fields."""
+
+    role: str
+    pointer: str
+    """Where the entry is in the data file."""
+    fields: Mapping[str, Entry] | None = None
+
+
+@dataclass(frozen=True)
+class FieldRoles:
+    """The whole data file."""
+
+    source: str
+    operation: str
+    """The operation the reference serves: an operationId or ``"METHOD /path"``."""
+    fields: Mapping[str, Entry]
+
+
+def load_field_roles(spec_dir: Path) -> FieldRoles:
+    """Read and check ``spec_dir/reference-fields.yaml``."""
+    path = spec_dir / ROLES_FILE
+    source = str(path)
+    raw = load_yaml(path)
+    if not isinstance(raw, dict):
+        raise FieldRolesError(f"{source}#/: expected a mapping with `operation` and `fields`")
+    unknown = sorted(set(raw) - {"operation", "fields"})
+    if unknown:
+        raise FieldRolesError(f"{source}#/{unknown[0]}: unknown key (expected operation, fields)")
+    operation = raw.get("operation")
+    if not isinstance(operation, str) or not operation:
+        raise FieldRolesError(f"{source}#/operation: expected an operationId, got {operation!r}")
+    fields = _entries(raw.get("fields"), "/fields", None, source)
+    return FieldRoles(source=source, operation=operation, fields=fields)
+
+
+def _entries(node: Any, pointer: str, group: str | None, source: str) -> dict[str, Entry]:
+    if not isinstance(node, dict) or not node:
+        raise FieldRolesError(f"{source}#{pointer}: expected a mapping of field names to roles")
+    return {
+        str(name): _entry(value, join(pointer, str(name)), group, source)
+        for name, value in node.items()
+    }
+
+
+def _entry(node: Any, pointer: str, group: str | None, source: str) -> Entry:
+    """One entry; ``group`` is the role of the group it is in (``None`` at the top level)."""
+
+    def fail(message: str) -> FieldRolesError:
+        return FieldRolesError(f"{source}#{pointer}: {message}")
+
+    if isinstance(node, dict):
+        extra = sorted(set(node) - {"role", "fields"})
+        if extra:
+            raise fail(f"unknown key {extra[0]!r} (a group entry has `role` and `fields`)")
+        role = node.get("role")
+        if role not in _GROUPS:
+            raise fail(f"a group's role is one of {', '.join(_GROUPS)}, got {role!r}")
+        parent = _GROUPS[role][1]
+        if group != parent:
+            where = f"inside a `{parent}` group" if parent else "at the top level of the body"
+            raise fail(f"a `{role}` group belongs {where}")
+        fields = _entries(node.get("fields"), join(pointer, "fields"), role, source)
+        return Entry(role=role, pointer=pointer, fields=fields)
+    if not isinstance(node, str):
+        raise fail(f"expected a role or a group entry, got {node!r}")
+    if node == NO_EFFECT_ROLE:
+        return Entry(role=node, pointer=pointer)
+    if group is None:
+        if node not in _TOP_LEVEL:
+            allowed = ", ".join(sorted(_TOP_LEVEL | {NO_EFFECT_ROLE}))
+            raise fail(f"a top-level field's role is a group or one of {allowed}, got {node!r}")
+        return Entry(role=node, pointer=pointer)
+    settings = _SETTINGS[_GROUPS[group][0]]
+    if node not in settings:
+        allowed = ", ".join(sorted(settings | {NO_EFFECT_ROLE}))
+        raise fail(f"a field of a `{group}` group has one of the roles {allowed}, got {node!r}")
+    return Entry(role=node, pointer=pointer)
+
+
+# -- rules for one revision and session kind -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Group:
+    """An object of overrides: its fields have rules of their own."""
+
+    kind: ClassVar[str] = "Group"
+
+
+@dataclass(frozen=True)
+class Sets:
+    """The value overrides these settings (``adam.beta1``, ``muon.momentum``, ``clip``) for the
+    step. A ``fallback`` (step-level) value yields to a group's own; values of the same standing
+    for one setting must agree."""
+
+    kind: ClassVar[str] = "Sets"
+
+    settings: tuple[str, ...]
+    fallback: bool = False
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Setting the field fails the step with INVALID_INPUT, for this reason."""
+
+    kind: ClassVar[str] = "Refused"
+
+    problem: str
+
+
+@dataclass(frozen=True)
+class NoEffect:
+    """The field is checked against its schema and has no local effect."""
+
+    kind: ClassVar[str] = "NoEffect"
+
+
+Rule: TypeAlias = Group | Sets | Refused | NoEffect
+
+
+@dataclass(frozen=True)
+class Unassigned:
+    """A field of a revision that the reference cannot apply: no role, or a schema unfit for it."""
+
+    pointer: str
+    """The field's JSON pointer in the revision's document."""
+    path: str
+    """The field's JSON path in the request body (``muon_params.adam.beta1``)."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class ReferenceRules:
+    """Everything the reference needs to know of one revision's request fields."""
+
+    operation: ir.Operation
+    body: ir.Ref
+    sessions: tuple[tuple[Session, tuple[tuple[str, Rule], ...]], ...]
+    """For each session kind, every field's JSON path and rule, in the body's order."""
+    unassigned: tuple[Unassigned, ...]
+
+    @property
+    def imports(self) -> list[str]:
+        """What the rendered module imports from the rules module: the kinds of rule it uses,
+        and the ``Rule`` type."""
+        return sorted({rule.kind for _, rules in self.sessions for _, rule in rules} | {"Rule"})
+
+
+def resolve(doc: ir.Document, roles: FieldRoles) -> ReferenceRules:
+    """Settle the rules of every request field of ``doc``'s served operation, for each session."""
+    operation = doc.operation(roles.operation)
+    if operation is None:
+        raise FieldRolesError(
+            f"{roles.source}#/operation: the document has no operation {roles.operation!r}"
+        )
+    body = operation.request_body
+    if body is None or not isinstance(body.schema, ir.Ref):
+        raise FieldRolesError(
+            f"{roles.source}#/operation: {roles.operation} needs a request body that is a named schema"
+        )
+    top = doc.resolve(body.schema)
+    if not isinstance(top, ir.Object):
+        raise FieldRolesError(
+            f"{top.pointer}: the request body of {roles.operation} is not an object"
+        )
+    walker = _Walker(doc, roles.source)
+    sessions = tuple(
+        (session, tuple(walker.rules(top, roles.fields, "", session, None))) for session in SESSIONS
+    )
+    return ReferenceRules(
+        operation=operation,
+        body=body.schema,
+        sessions=sessions,
+        unassigned=tuple(walker.unassigned.values()),
+    )
+
+
+class _Walker:
+    def __init__(self, doc: ir.Document, source: str) -> None:
+        self.doc = doc
+        self.source = source
+        self.unassigned: dict[str, Unassigned] = {}
+
+    def refuse(self, prop: ir.Property, path: str, reason: str) -> Refused:
+        self.unassigned.setdefault(path, Unassigned(prop.schema.pointer, path, reason))
+        return Refused(NOT_IMPLEMENTED)
+
+    def rules(
+        self,
+        obj: ir.Object,
+        entries: Mapping[str, Entry],
+        prefix: str,
+        session: Session,
+        optimizer: str | None,
+    ) -> list[tuple[str, Rule]]:
+        """The rules of ``obj``'s fields and of those of the groups it holds; ``optimizer`` is
+        whose settings the fields of ``obj`` override (``None`` at the top level)."""
+        result: list[tuple[str, Rule]] = []
+        for prop in obj.properties:
+            path = f"{prefix}.{prop.name}" if prefix else prop.name
+            entry = entries.get(prop.name)
+            schema = self.doc.resolve(prop.schema)
+            if entry is None:
+                reason = f"it has no entry in {self.source}"
+                result.append((path, self.refuse(prop, path, reason)))
+                continue
+            if entry.fields is None:
+                result.append((path, self.leaf(prop, schema, path, entry, session, optimizer)))
+                continue
+            if not isinstance(schema, ir.Object):
+                reason = f"its role `{entry.role}` needs an object, and its schema is not one"
+                result.append((path, self.refuse(prop, path, reason)))
+                continue
+            rule = self.group(entry.role, obj, entries, session)
+            result.append((path, rule))
+            if isinstance(rule, Group):
+                inner = _GROUPS[entry.role][0]
+                result.extend(self.rules(schema, entry.fields, path, session, inner))
+        return result
+
+    def group(
+        self, role: str, parent: ir.Object, entries: Mapping[str, Entry], session: Session
+    ) -> Rule:
+        if role == "muon":
+            return Group() if session == "muon" else Refused(MUON_IN_ADAM)
+        if role == "adam" and session == "muon" and self.has_nested_adam(parent, entries):
+            return Refused(ADAM_AT_TOP_OF_MUON)
+        return Group()
+
+    def has_nested_adam(self, top: ir.Object, entries: Mapping[str, Entry]) -> bool:
+        """Whether this revision's Muon group holds an Adam group of its own."""
+        for prop in top.properties:
+            entry = entries.get(prop.name)
+            schema = self.doc.resolve(prop.schema)
+            if entry is None or entry.role != "muon" or not isinstance(schema, ir.Object):
+                continue
+            inner = entry.fields or {}
+            if any(
+                (e := inner.get(p.name)) is not None and e.role == "muon.adam"
+                for p in schema.properties
+            ):
+                return True
+        return False
+
+    def leaf(
+        self,
+        prop: ir.Property,
+        schema: ir.Schema,
+        path: str,
+        entry: Entry,
+        session: Session,
+        optimizer: str | None,
+    ) -> Rule:
+        if entry.role == NO_EFFECT_ROLE:
+            return NoEffect()
+        if not (isinstance(schema, ir.Primitive) and schema.type in ("number", "integer")):
+            reason = f"its role `{entry.role}` needs a number, and its schema is not one"
+            return self.refuse(prop, path, reason)
+        if entry.role == "step.learning_rate":
+            targets = (
+                ("adam.learning_rate",)
+                if session == "adam"
+                else ("muon.learning_rate", "adam.learning_rate")
+            )
+            return Sets(targets, fallback=True)
+        if entry.role == "step.clip":
+            return Sets(("clip",), fallback=True)
+        if entry.role == "clip":
+            return Sets(("clip",))
+        return Sets((f"{optimizer}.{entry.role}",))

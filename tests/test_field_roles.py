@@ -1,0 +1,96 @@
+"""spec/reference-fields.yaml: the roles of the request fields in the local reference, as data."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import SPEC_DIR
+
+from generator import fieldroles
+from generator.fieldroles import Group, NoEffect, Refused, Sets, load_field_roles, resolve
+
+
+@pytest.fixture(scope="module")
+def roles():
+    return load_field_roles(SPEC_DIR)
+
+
+def rules(index, revision_id, roles, session):
+    return dict(dict(resolve(index.get(revision_id).document, roles).sessions)[session])
+
+
+def test_every_field_of_every_revision_has_a_role(index, roles):
+    for revision in index:
+        assert resolve(revision.document, roles).unassigned == (), revision.id
+
+
+def test_rules_follow_the_reference_semantics(index, roles):
+    """The table of ../shared/reference-semantics.md, settled per revision and session."""
+    adam = rules(index, "baseline", roles, "adam")
+    assert adam["learning_rate"] == Sets(("adam.learning_rate",), fallback=True)
+    assert adam["adamw_params.lr"] == Sets(("adam.learning_rate",))
+    assert adam["muon_params"] == Refused(fieldroles.MUON_IN_ADAM)
+    assert adam["weight_sync_type"] == NoEffect()
+    muon = rules(index, "baseline", roles, "muon")
+    # the oldest revision has no Adam group inside the Muon group: the top-level one serves
+    assert muon["adamw_params"] == Group()
+    assert muon["learning_rate"] == Sets(("muon.learning_rate", "adam.learning_rate"), True)
+    muon = rules(index, "9ccc57e5e4b9", roles, "muon")
+    assert muon["adam_params"] == Refused(fieldroles.ADAM_AT_TOP_OF_MUON)
+    assert muon["muon_params.grad_clip_norm"] == Sets(("clip",))
+    assert muon["muon_params.adam.grad_clip_norm"] == Sets(("clip",))
+    assert muon["muon_params.adam.beta1"] == Sets(("adam.beta1",))
+
+
+def test_a_field_without_a_role_is_refused_and_reported(index, roles):
+    table = fieldroles.FieldRoles(
+        roles.source, roles.operation, {k: v for k, v in roles.fields.items() if k != "muon_params"}
+    )
+    result = resolve(index.get("9ccc57e5e4b9").document, table)
+    assert [(u.path, u.pointer) for u in result.unassigned] == [
+        ("muon_params", "/components/schemas/RLOptimStepBody/properties/muon_params")
+    ]
+    for _, session in result.sessions:
+        assert dict(session)["muon_params"] == Refused(fieldroles.NOT_IMPLEMENTED)
+
+
+def write(tmp_path, text: str):
+    (tmp_path / "reference-fields.yaml").write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("fields: {a: none}\n", "#/operation: expected an operationId"),
+        ("operation: X\nfields: {}\n", "#/fields: expected a mapping of field names to roles"),
+        ("operation: X\nfields: {lr: learning_rate}\n", "#/fields/lr: a top-level field's role"),
+        (
+            "operation: X\nfields: {m: {role: muon, fields: {b: beta1}}}\n",
+            "#/fields/m/fields/b: a field of a `muon` group has one of the roles",
+        ),
+        (
+            "operation: X\nfields: {a: {role: muon.adam, fields: {b: beta1}}}\n",
+            "#/fields/a: a `muon.adam` group belongs inside a `muon` group",
+        ),
+        ("operation: X\nfields: {a: {role: sgd, fields: {}}}\n", "#/fields/a: a group's role"),
+        ("operation: X\nfields: {a: none}\nextra: 1\n", "#/extra: unknown key"),
+    ],
+)
+def test_mistakes_in_the_data_name_their_place(tmp_path, text, message):
+    with pytest.raises(fieldroles.FieldRolesError) as caught:
+        load_field_roles(write(tmp_path, text))
+    assert message in str(caught.value)
+
+
+def test_the_served_operation_must_exist(index, tmp_path):
+    shutil.copy(SPEC_DIR / "reference-fields.yaml", tmp_path)
+    text = (
+        (tmp_path / "reference-fields.yaml")
+        .read_text()
+        .replace("operation: OptimStep", "operation: NoSuchStep")
+    )
+    table = load_field_roles(write(tmp_path, text))
+    with pytest.raises(fieldroles.FieldRolesError, match="has no operation 'NoSuchStep'"):
+        resolve(index[-1].document, table)

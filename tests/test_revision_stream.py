@@ -1,0 +1,192 @@
+"""Revisions are an open, append-only stream: in a copy of the project, a new revision is added
+with ``add-revision`` and generated with no code change, and no released package changes."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from conftest import ROOT
+from packages import load
+
+from generator.readme import END, START
+from generator.revisions import load_index
+from generator.tree import read_tree
+
+NEW_ID = "a11ce0ffee00"
+BODY_FIELD = "loss_scale"
+OPTIONAL_HEADER, REQUIRED_HEADER = "X-Request-Tag", "X-Team-Id"
+NEW_STATUS = "TRAINING_OPERATION_STATUS_CANCELLED"
+NEW_DESCRIPTION = "Submits an optimizer step; the step applies the accumulated gradients."
+
+
+def table_rows(readme: str) -> list[str]:
+    """The rows of the README's revision table."""
+    table = readme[readme.index(START) : readme.index(END)]
+    return re.findall(r"^\| `\w+` \|.*$", table, re.M)
+
+
+def run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m generator ARGS`` with the copy's own code, as a maintainer runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+
+
+def next_revision(newest: Path) -> dict:
+    """The newest document with a new optional body field, a new optional and a new required
+    header parameter, a new value of a response enum and a changed description."""
+    doc = yaml.safe_load(newest.read_text(encoding="utf-8"))
+    body = doc["components"]["schemas"]["RLOptimStepBody"]
+    body["properties"][BODY_FIELD] = {
+        "type": "number",
+        "description": "Factor the loss was scaled by before the backward pass",
+    }
+    post = doc["paths"]["/rl/training-sessions/{session_id}/operations/optim-step"]["post"]
+    post["description"] = NEW_DESCRIPTION
+    post["parameters"] += [
+        {"name": OPTIONAL_HEADER, "in": "header", "required": False, "schema": {"type": "string"}},
+        {"name": REQUIRED_HEADER, "in": "header", "required": True, "schema": {"type": "string"}},
+    ]
+    doc["components"]["schemas"]["RLTrainingOperationStatus"]["enum"].append(NEW_STATUS)
+    return doc
+
+
+@pytest.fixture(scope="module")
+def appended(tmp_path_factory):
+    """The project copied, a revision added with ``add-revision`` and ``generate`` run."""
+    project = tmp_path_factory.mktemp("project")
+    for name in ("generator", "templates", "spec", "generated"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "README.md", project / "README.md")
+    index = load_index(project / "spec")
+    before = read_tree(project / "generated")
+    readme_before = (project / "README.md").read_text(encoding="utf-8")
+    upstream = project / "published.yaml"
+    upstream.write_text(yaml.safe_dump(next_revision(index[-1].file), sort_keys=False))
+    latest = max(r.date for r in index if r.date)
+    date = (latest + datetime.timedelta(days=1)).isoformat()
+    added = run(project, "add-revision", str(upstream), "--id", NEW_ID, "--date", date)
+    generated = run(project, "generate")
+    return project, index, before, readme_before, added, generated
+
+
+def test_add_revision_and_generate_succeed_with_no_code_change(appended):
+    project, _, _, _, added, generated = appended
+    assert added.returncode == 0, added.stderr
+    assert generated.returncode == 0, generated.stderr
+    assert NEW_ID in [r.id for r in load_index(project / "spec")]
+    assert (project / "generated" / NEW_ID / "together_rl" / "_revision.py").is_file()
+
+
+def test_the_diff_names_each_change_at_its_level(appended):
+    added = appended[4].stdout
+    lines = added[added.index("changes from") :].splitlines()[1:]
+    expected = [
+        (
+            "error",
+            "new-required-request-parameter",
+            f"`header` request parameter `{REQUIRED_HEADER}`",
+        ),
+        ("warning", "response-property-enum-value-added", f"`{NEW_STATUS}` enum value"),
+        (
+            "info",
+            "new-optional-request-parameter",
+            f"`header` request parameter `{OPTIONAL_HEADER}`",
+        ),
+        ("info", "new-optional-request-property", f"request property `{BODY_FIELD}`"),
+    ]
+    for level, check, words in expected:
+        assert any(line.split()[:2] == [level, check] and words in line for line in lines), (
+            level,
+            check,
+            lines,
+        )
+
+
+def test_the_new_package_s_version_follows_the_rule(appended):
+    project, index, *_ = appended
+    import tomllib
+
+    def version(revision_id: str) -> str:
+        text = (project / "generated" / revision_id / "pyproject.toml").read_text()
+        return tomllib.loads(text)["project"]["version"]
+
+    major = int(version(index[-1].id).split(".")[0])
+    assert version(NEW_ID) == f"{major + 1}.0.0"  # a required parameter breaks callers
+
+
+def test_older_packages_are_byte_identical(appended):
+    project, index, before, *_ = appended
+    after = read_tree(project / "generated")
+    for revision in index:
+        prefix = f"{revision.id}/"
+        old = {p: c for p, c in before.items() if p.startswith(prefix)}
+        new = {p: c for p, c in after.items() if p.startswith(prefix)}
+        assert old == new, revision.id
+
+
+def test_the_readme_table_only_gains_a_row(appended):
+    project, _, _, readme_before, *_ = appended
+    old = table_rows(readme_before)
+    new = table_rows((project / "README.md").read_text(encoding="utf-8"))
+    assert new[: len(old)] == old and len(new) == len(old) + 1
+    assert new[-1].startswith(f"| `{NEW_ID}` |")
+
+
+def test_generate_warns_of_the_field_without_a_role_with_its_pointer(appended):
+    generated = appended[5]
+    assert (
+        f"{NEW_ID}.yaml#/components/schemas/RLOptimStepBody/properties/{BODY_FIELD}: "
+        f"the request field `{BODY_FIELD}` of revision {NEW_ID} has no role in the local reference"
+    ) in generated.stderr
+
+
+def test_the_new_client_sends_the_new_field_and_headers(appended):
+    project = appended[0]
+    package = load(NEW_ID, project / "generated")
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={"id": "op-1", "status": NEW_STATUS})
+
+    with package.Client(api_key="k", transport=httpx.MockTransport(answer)) as client:
+        operation = client.optim_step(
+            "s-1", loss_scale=2.0, x_team_id="team-7", x_request_tag="tag-1"
+        )
+    assert json.loads(sent[0].content) == {BODY_FIELD: 2.0}
+    assert sent[0].headers[REQUIRED_HEADER] == "team-7"
+    assert sent[0].headers[OPTIONAL_HEADER] == "tag-1"
+    status = sys.modules[f"together_rl_{NEW_ID}.models"].RLTrainingOperationStatus
+    assert operation.status is status.TRAINING_OPERATION_STATUS_CANCELLED
+
+
+def test_the_new_reference_refuses_the_field_it_does_not_implement(appended):
+    torch = pytest.importorskip("torch")
+    project = appended[0]
+    load(NEW_ID, project / "generated")
+    reference = __import__(f"together_rl_{NEW_ID}.reference", fromlist=["LocalSession"])
+    model = torch.nn.Linear(2, 1)
+    model(torch.ones(1, 2)).sum().backward()
+    session = reference.LocalSession(model, "adam")
+    before = [p.detach().clone() for p in model.parameters()]
+    operation = session.optim_step({BODY_FIELD: 2.0})
+    assert operation.status == "TRAINING_OPERATION_STATUS_FAILED"
+    assert operation.error.code == "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
+    assert operation.error.message == (
+        f"{BODY_FIELD}: the local reference does not implement this field yet, got 2.0"
+    )
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
+    assert session.optim_step({}).status == "TRAINING_OPERATION_STATUS_COMPLETED"
