@@ -15,6 +15,7 @@ from .diff import Change, diff_documents
 from .errors import GeneratorError
 from .ir import Document
 from .parser import parse_file
+from .publish import publish
 from .render import package_versions, read_tree, render_all, tree_differences, write_tree
 from .revisions import load_index
 
@@ -111,6 +112,28 @@ def _parser() -> argparse.ArgumentParser:
         help="the generated packages (default: generated)",
     )
     build.set_defaults(run=_build)
+
+    publish = commands.add_parser(
+        "publish",
+        help="upload the built artifacts to a package index, never changing a published version",
+    )
+    publish.add_argument(
+        "--repository-url",
+        required=True,
+        metavar="URL",
+        help="the index's upload URL, e.g. https://upload.pypi.org/legacy/ (credentials from "
+        "TWINE_USERNAME and TWINE_PASSWORD)",
+    )
+    publish.add_argument(
+        "--index-url",
+        metavar="URL",
+        help="the index's simple API (default: https://pypi.org/simple/ for PyPI, "
+        "https://test.pypi.org/simple/ for TestPyPI, else URL/simple/ as pypiserver serves it)",
+    )
+    publish.add_argument(
+        "--dist", type=Path, default=Path("dist"), help="the artifacts to upload (default: dist)"
+    )
+    publish.set_defaults(run=_publish)
     return parser
 
 
@@ -221,4 +244,9 @@ def _build(args: argparse.Namespace) -> int:
         )
     for artifact in build_packages(packages, args.out):
         print(artifact)
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    publish(args.dist, args.repository_url, args.index_url)
     return 0
