@@ -54,7 +54,7 @@ TIMEOUT = 30.0
 
 
 class PublishError(GeneratorError):
-    """Publishing failed, or was refused; nothing more was uploaded."""
+    """Publishing was refused (nothing was uploaded) or failed (the message says where)."""
 
 
 @dataclass(frozen=True)
@@ -266,7 +266,8 @@ def upload(artifacts: Iterable[Artifact], repository_url: str) -> None:
         output = _redact(output)[-2000:]
         raise PublishError(
             f"twine could not upload to {repository_url} (exit status {result.returncode}); "
-            f"files uploaded before the failure stay there:\n{output}"
+            "files uploaded before the failure stay there, and publishing again uploads the "
+            f"rest:\n{output}"
         )
 
 
@@ -274,12 +275,9 @@ _ANSI_CODES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def _redact(text: str) -> str:
-    """``text`` with the credentials of the environment, if it holds any, masked."""
-    for name in ("TWINE_PASSWORD", "TWINE_USERNAME"):
-        secret = os.environ.get(name)
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, f"<{name}>")
-    return text
+    """``text`` with the password of the environment, should twine ever echo it, masked."""
+    password = os.environ.get("TWINE_PASSWORD")
+    return text.replace(password, "<TWINE_PASSWORD>") if password else text
 
 
 class SimpleIndex:
@@ -295,7 +293,7 @@ class SimpleIndex:
             self._fetch(urllib.request.Request(self.url, method="HEAD", headers=self._headers()))
         except _LeftTheIndex as exc:
             raise PublishError(
-                f"{self.url} redirects to {exc.target}; pass the index's simple URL with --index-url"
+                f"{self.url} redirects to {exc.target}; pass the simple index URL with --index-url"
             ) from None
         except urllib.error.HTTPError as exc:
             if exc.code == 405:  # HEAD not allowed: the index is there
