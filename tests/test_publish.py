@@ -165,8 +165,9 @@ def next_major(tmp_path_factory):
     source = _copy(NEWEST_OF_NEWEST_MAJOR.folder, tmp_path_factory.mktemp("next") / "package")
     pyproject = source / "pyproject.toml"
     text = pyproject.read_text()
-    assert f'version = "{NEWEST_OF_NEWEST_MAJOR.version}"' in text
-    pyproject.write_text(text.replace(NEWEST_OF_NEWEST_MAJOR.version, NEXT_MAJOR_VERSION, 1))
+    line = f'version = "{NEWEST_OF_NEWEST_MAJOR.version}"'
+    assert line in text
+    pyproject.write_text(text.replace(line, f'version = "{NEXT_MAJOR_VERSION}"'))
     out = tmp_path_factory.mktemp("next-dist")
     build_packages([source], out)
     return out
