@@ -93,8 +93,17 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """Build the sdist and wheel of every generated package into dist/; check them with twine."""
-    session.install("-e", ".[test]")
+    """Build the sdist and wheel of every generated package into dist/, reproducibly (the same
+    bytes on every run, with the pinned setuptools); check them with twine."""
+    session.install("-e", ".[release]")
     shutil.rmtree("dist", ignore_errors=True)
     session.run("python", "-m", "generator", "build", "--out", "dist")
     session.run("twine", "check", "--strict", *sorted(str(p) for p in Path("dist").iterdir()))
+
+
+@nox.session
+def publish(session: nox.Session) -> None:
+    """Upload dist/ to a package index, skipping versions already there and refusing changed ones
+    (``-- --repository-url URL [--index-url URL] [--dist DIR]``; credentials from TWINE_*)."""
+    session.install("-e", ".[release]")
+    session.run("python", "-m", "generator", "publish", *session.posargs)

@@ -130,6 +130,28 @@ def _parser() -> argparse.ArgumentParser:
         help="the generated packages (default: generated)",
     )
     build.set_defaults(run=_build)
+
+    publish = commands.add_parser(
+        "publish",
+        help="upload the built artifacts to a package index, never changing a published version",
+    )
+    publish.add_argument(
+        "--repository-url",
+        required=True,
+        metavar="URL",
+        help="the index's upload URL, e.g. https://upload.pypi.org/legacy/ (credentials from "
+        "TWINE_USERNAME and TWINE_PASSWORD)",
+    )
+    publish.add_argument(
+        "--index-url",
+        metavar="URL",
+        help="the index's simple API (default: https://pypi.org/simple/ for PyPI, "
+        "https://test.pypi.org/simple/ for TestPyPI, else URL/simple/ as pypiserver serves it)",
+    )
+    publish.add_argument(
+        "--dist", type=Path, default=Path("dist"), help="the artifacts to upload (default: dist)"
+    )
+    publish.set_defaults(run=_publish)
     return parser
 
 
@@ -310,4 +332,11 @@ def _build(args: argparse.Namespace) -> int:
         )
     for artifact in build_packages(packages, args.out):
         print(artifact)
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from .publish import publish
+
+    publish(args.dist, args.repository_url, args.index_url)
     return 0
