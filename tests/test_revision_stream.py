@@ -21,10 +21,11 @@ from generator.readme import END, START
 from generator.revisions import load_index
 from generator.tree import read_tree
 
+# Names no real revision uses, so that the test holds whatever revisions spec/ gains.
 NEW_ID = "a11ce0ffee00"
-BODY_FIELD = "loss_scale"
-OPTIONAL_HEADER, REQUIRED_HEADER = "X-Request-Tag", "X-Team-Id"
-NEW_STATUS = "TRAINING_OPERATION_STATUS_CANCELLED"
+BODY_FIELD = "stream_probe_scale"
+OPTIONAL_HEADER, REQUIRED_HEADER = "X-Stream-Probe-Tag", "X-Stream-Probe-Team"
+NEW_STATUS = "TRAINING_OPERATION_STATUS_STREAM_PROBE"
 NEW_DESCRIPTION = "Submits an optimizer step; the step applies the accumulated gradients."
 
 
@@ -164,13 +165,16 @@ def test_the_new_client_sends_the_new_field_and_headers(appended):
 
     with package.Client(api_key="k", transport=httpx.MockTransport(answer)) as client:
         operation = client.optim_step(
-            "s-1", loss_scale=2.0, x_team_id="team-7", x_request_tag="tag-1"
+            "s-1",
+            stream_probe_scale=2.0,
+            x_stream_probe_team="team-7",
+            x_stream_probe_tag="tag-1",
         )
     assert json.loads(sent[0].content) == {BODY_FIELD: 2.0}
     assert sent[0].headers[REQUIRED_HEADER] == "team-7"
     assert sent[0].headers[OPTIONAL_HEADER] == "tag-1"
     status = sys.modules[f"together_rl_{NEW_ID}.models"].RLTrainingOperationStatus
-    assert operation.status is status.TRAINING_OPERATION_STATUS_CANCELLED
+    assert operation.status is status.TRAINING_OPERATION_STATUS_STREAM_PROBE
 
 
 def test_the_new_reference_refuses_the_field_it_does_not_implement(appended):
