@@ -276,7 +276,8 @@ def _add_revision(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     from . import readme
-    from .render import package_versions, render_all
+    from .render import render_all
+    from .versions import package_versions
     from .tree import check_output_folder, recover, write_tree
 
     index = load_index(args.spec_dir)
@@ -295,7 +296,8 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from . import readme
-    from .render import package_versions, render_all
+    from .render import render_all
+    from .versions import package_versions
     from .tree import read_tree, tree_differences
 
     index = load_index(args.spec_dir)

@@ -35,8 +35,9 @@ class OperationPage:
     other_responses: tuple[ir.Response, ...]
 
     @property
-    def file_name(self) -> str:
-        return f"{self.operation.operation_id or self.operation.method + self.operation.path}.md"
+    def name(self) -> str:
+        """The page's file name without ``.md``: the operationId, else method and path."""
+        return self.operation.operation_id or self.operation.method + self.operation.path
 
 
 _LOCATIONS = (

@@ -24,14 +24,44 @@ class PyParameter:
 
 @dataclass(frozen=True)
 class PyBodyField:
-    name: str
-    key: str
-    annotation: str
-    """What the keyword argument accepts: the model's own annotation, and plain dicts for models."""
-    model: str | None
-    """The model class a plain dict is read as, for fields that hold a model."""
-    required: bool
-    description: str | None
+    """A body field, as a keyword argument of a client method."""
+
+    field: PyField
+
+    @property
+    def name(self) -> str:
+        return self.field.name
+
+    @property
+    def key(self) -> str:
+        return self.field.key
+
+    @property
+    def required(self) -> bool:
+        return self.field.required
+
+    @property
+    def model(self) -> str | None:
+        """The model class a plain dict is read as, for fields that hold a model."""
+        return self.field.model
+
+    @property
+    def description(self) -> str | None:
+        return self.field.doc
+
+    @property
+    def classes(self) -> frozenset[str]:
+        """The generated classes the argument's annotation names."""
+        return self.field.type.classes
+
+    @property
+    def annotation(self) -> str:
+        """What the keyword argument accepts: the field's own type, and a plain dict in the wire
+        format where the field holds a model."""
+        if self.model is None:
+            return self.field.annotation
+        optional = "" if self.required else " | Unset"
+        return f"{self.field.type.annotation} | Mapping[str, Any]{optional}"
 
 
 @dataclass(frozen=True)
@@ -118,19 +148,22 @@ class PyClient:
     models: tuple[str, ...]
     """Model classes the client module uses."""
 
+    @property
+    def waiter_models(self) -> list[str]:
+        """The models of the operations the waiters wait for, sorted."""
+        return sorted({w.model for w in self.waiters})
+
+    @property
+    def exception_models(self) -> list[str]:
+        """The models the exceptions hold: the waited-for operations and the error body."""
+        return sorted(set(self.waiter_models) | ({self.error_model} if self.error_model else set()))
+
 
 def build_client(doc: ir.Document, module: PyModule) -> PyClient:
     operations = tuple(_operation(doc, module, op) for op in doc.operations)
     waiters = tuple(w for w in (_waiter(module, a, b) for a in operations for b in operations) if w)
     used = {name for op in operations for name in (op.body_model, op.response_model) if name}
-    known = {e.name for e in module.enums} | {m.name for m in module.models}
-    used |= {
-        name
-        for op in operations
-        for f in op.body_fields
-        for name in re.findall(r"\w+", f.annotation)
-        if name in known
-    }
+    used |= {name for op in operations for f in op.body_fields for name in f.classes}
     used |= {w.status_enum for w in waiters}
     errors = {
         _model_of(r.schema, r.pointer)
@@ -138,6 +171,7 @@ def build_client(doc: ir.Document, module: PyModule) -> PyClient:
         for r in op.responses
         if r.schema is not None and not r.status.startswith("2")
     }
+    used |= errors
     if len(errors) > 1:
         raise UnsupportedConstructError(
             "/paths", f"several error response models ({', '.join(sorted(errors))})"
@@ -167,17 +201,7 @@ def _operation(doc: ir.Document, module: PyModule, op: ir.Operation) -> PyOperat
     if op.request_body and op.request_body.schema:
         body_model = _model_of(op.request_body.schema, op.request_body.pointer)
         model = module.model(body_model)
-        fields = tuple(
-            PyBodyField(
-                name=f.name,
-                key=f.key,
-                annotation=_with_mapping(f),
-                model=f.model,
-                required=f.required,
-                description=f.doc,
-            )
-            for f in model.fields
-        )
+        fields = tuple(PyBodyField(f) for f in model.fields)
     success = next((r for r in op.responses if r.status.startswith("2")), None)
     response_model = None
     if success is not None and success.schema is not None:
@@ -203,14 +227,6 @@ def _operation(doc: ir.Document, module: PyModule, op: ir.Operation) -> PyOperat
     )
 
 
-def _with_mapping(field: PyField) -> str:
-    """A model-typed argument also takes a plain dict in the wire format."""
-    if field.model is None:
-        return field.annotation
-    optional = " | Unset" if field.annotation.endswith(" | Unset") else ""
-    return field.annotation.removesuffix(" | Unset") + " | Mapping[str, Any]" + optional
-
-
 def _model_of(schema: ir.Schema, pointer: str) -> str:
     if not isinstance(schema, ir.Ref):
         raise UnsupportedConstructError(pointer, "an inline request or response schema in a client")
@@ -231,9 +247,15 @@ def _waiter(module: PyModule, submit: PyOperation, retrieve: PyOperation) -> PyW
         return None
     model = module.model(submit.response_model)
     status = next((f for f in model.fields if f.key == "status"), None)
-    if status is None or model.fields[0].key != "id" or "open_enum(" not in status.reader:
+    if (
+        status is None
+        or model.fields[0].key != "id"
+        or status.type.kind != "enum"
+        or status.type.strict
+        or status.type.nullable
+    ):
         return None
-    enum_name = status.reader.removeprefix("open_enum(").removesuffix(")")
+    enum_name = status.type.name
     members = [m for m, _ in next(e for e in module.enums if e.name == enum_name).members]
     completed = next((m for m in members if m.endswith("_COMPLETED")), None)
     failed = next((m for m in members if m.endswith("_FAILED")), None)

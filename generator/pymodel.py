@@ -9,11 +9,99 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from . import ir
 from .errors import UnsupportedConstructError
 from .revisions import Revision
+
+_PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+
+
+@dataclass(frozen=True)
+class PyType:
+    """The Python type of a value of a model, and how it is read from and written to JSON.
+
+    ``kind`` is ``primitive`` (``name`` the JSON type: string, integer, number, boolean), ``any``,
+    ``enum`` or ``model`` (``name`` the class), ``list`` (of ``args[0]``), ``dict`` (of
+    ``args[0]``) or ``union`` (of ``args``). The expressions the templates write come from this
+    structure; nothing reads them back.
+    """
+
+    kind: Literal["primitive", "any", "enum", "model", "list", "dict", "union"]
+    name: str = ""
+    args: tuple[PyType, ...] = ()
+    strict: bool = True
+    """For enums: whether unknown values are an error (requests) or kept as strings (responses)."""
+    nullable: bool = False
+
+    @property
+    def annotation(self) -> str:
+        if self.kind == "primitive":
+            text = _PYTHON_TYPES[self.name]
+        elif self.kind == "any":
+            text = "Any"
+        elif self.kind == "model" or (self.kind == "enum" and self.strict):
+            text = self.name
+        elif self.kind == "enum":
+            text = f"{self.name} | str"
+        elif self.kind == "list":
+            text = f"list[{self.args[0].annotation}]"
+        elif self.kind == "dict":
+            text = f"dict[str, {self.args[0].annotation}]"
+        else:
+            text = " | ".join(dict.fromkeys(a.annotation for a in self.args))
+        return f"{text} | None" if self.nullable else text
+
+    @property
+    def reader(self) -> str:
+        """An expression: a callable ``(value, path) -> Python value`` that checks JSON."""
+        return self._expression(reading=True)
+
+    @property
+    def writer(self) -> str:
+        """An expression: a callable ``(value, path) -> JSON value`` that checks the value."""
+        return self._expression(reading=False)
+
+    def _expression(self, *, reading: bool) -> str:
+        if self.kind == "primitive":
+            text = f"check_{self.name}"
+        elif self.kind == "any":
+            text = "check_any"
+        elif self.kind == "enum":
+            if self.strict:
+                text = f"strict_enum({self.name})"
+            else:
+                text = f"open_enum({self.name})" if reading else "write_enum"
+        elif self.kind == "model":
+            text = f"{self.name}.from_dict" if reading else f"write_model({self.name})"
+        else:
+            wrapper = {"list": "list_of", "dict": "dict_of", "union": "one_of"}[self.kind]
+            text = f"{wrapper}({', '.join(a._expression(reading=reading) for a in self.args)})"
+        return f"nullable({text})" if self.nullable else text
+
+    @property
+    def helpers(self) -> frozenset[str]:
+        """The functions of ``_model`` that the reader and writer use."""
+        own: set[str] = {"nullable"} if self.nullable else set()
+        if self.kind == "primitive":
+            own.add(f"check_{self.name}")
+        elif self.kind == "any":
+            own.add("check_any")
+        elif self.kind == "enum":
+            own |= {"strict_enum"} if self.strict else {"open_enum", "write_enum"}
+        elif self.kind == "model":
+            own.add("write_model")
+        else:
+            own.add({"list": "list_of", "dict": "dict_of", "union": "one_of"}[self.kind])
+        return frozenset(own).union(*(a.helpers for a in self.args))
+
+    @property
+    def classes(self) -> frozenset[str]:
+        """The generated enums and models the type names."""
+        own = {self.name} if self.kind in ("enum", "model") else set()
+        return frozenset(own).union(*(a.classes for a in self.args))
 
 
 @dataclass(frozen=True)
@@ -24,20 +112,18 @@ class PyField:
     """The Python attribute name."""
     key: str
     """The JSON property name."""
-    annotation: str
+    type: PyType
     required: bool
-    reader: str
-    """An expression: a callable ``(value, path) -> Python value`` that checks the JSON value."""
-    writer: str
-    """An expression: a callable ``(value, path) -> JSON value`` that checks the Python value."""
     doc: str | None
+
+    @property
+    def annotation(self) -> str:
+        return self.type.annotation if self.required else f"{self.type.annotation} | Unset"
 
     @property
     def model(self) -> str | None:
         """The model class the field holds (read with its ``from_dict``), if it holds one."""
-        return (
-            self.reader.removesuffix(".from_dict") if self.reader.endswith(".from_dict") else None
-        )
+        return self.type.name if self.type.kind == "model" and not self.type.nullable else None
 
 
 @dataclass(frozen=True)
@@ -72,6 +158,22 @@ class PyModule:
 
     def model(self, name: str) -> PyModel:
         return next(m for m in self.models if m.name == name)
+
+    @property
+    def helpers(self) -> list[str]:
+        """What ``models.py`` imports from ``_model``: only what it uses, constants first."""
+        used = {"Model", "put"}
+        for field in (f for m in self.models for f in m.fields):
+            used.add("required" if field.required else "optional")
+            if not field.required:
+                used.update({"UNSET", "Unset"})
+            used |= field.type.helpers
+        return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
+
+    @property
+    def exports(self) -> list[str]:
+        """Every class ``models.py`` defines, sorted."""
+        return sorted([e.name for e in self.enums] + [m.name for m in self.models])
 
 
 def class_name(name: str) -> str:
@@ -144,53 +246,39 @@ class _Builder:
             )
         return name
 
-    def types(self, schema: ir.Schema, owner: str, key: str, strict: bool) -> tuple[str, str, str]:
-        """``(annotation, reader, writer)`` of a schema used by a field of a model."""
+    def types(self, schema: ir.Schema, owner: str, key: str, strict: bool) -> PyType:
+        """The type of a schema used by a field of a model."""
         resolved = self.doc.resolve(schema)
         name = class_name(schema.name) if isinstance(schema, ir.Ref) else owner + class_name(key)
-        annotation, reader, writer = self._types(resolved, name, owner, key, strict)
+        result = self._types(resolved, name, owner, key, strict)
         if schema.nullable or resolved.nullable:
-            return f"{annotation} | None", f"nullable({reader})", f"nullable({writer})"
-        return annotation, reader, writer
+            return replace(result, nullable=True)
+        return result
 
-    def _types(
-        self, schema: ir.Schema, name: str, owner: str, key: str, strict: bool
-    ) -> tuple[str, str, str]:
+    def _types(self, schema: ir.Schema, name: str, owner: str, key: str, strict: bool) -> PyType:
         if isinstance(schema, ir.Primitive):
             if schema.type == "null":
                 raise UnsupportedConstructError(schema.pointer, "a property that can only be null")
-            python = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}[
-                schema.type
-            ]
-            check = f"check_{schema.type}"
-            return python, check, check
+            return PyType("primitive", schema.type)
         if isinstance(schema, ir.Enum):
             self.enum(name, schema)
-            if strict:
-                return name, f"strict_enum({name})", f"strict_enum({name})"
-            return f"{name} | str", f"open_enum({name})", "write_enum"
+            return PyType("enum", name, strict=strict)
         if isinstance(schema, ir.Object):
             if schema.properties or schema.additional_properties is False:
                 self.pending.append((name, schema, strict))
-                return name, f"{name}.from_dict", f"write_model({name})"
-            return "dict[str, Any]", "dict_of(check_any)", "dict_of(check_any)"
+                return PyType("model", name)
+            return PyType("dict", args=(PyType("any"),))
         if isinstance(schema, ir.Array):
-            item, reader, writer = self.types(schema.items, owner, key + "Item", strict)
-            return f"list[{item}]", f"list_of({reader})", f"list_of({writer})"
+            return PyType("list", args=(self.types(schema.items, owner, key + "Item", strict),))
         if isinstance(schema, ir.Map):
-            value, reader, writer = self.types(schema.values, owner, key + "Value", strict)
-            return f"dict[str, {value}]", f"dict_of({reader})", f"dict_of({writer})"
+            return PyType("dict", args=(self.types(schema.values, owner, key + "Value", strict),))
         if isinstance(schema, ir.Union):
-            parts = [
+            options = tuple(
                 self.types(v, owner, f"{key}Option{i + 1}", strict)
                 for i, v in enumerate(schema.variants)
-            ]
-            return (
-                " | ".join(dict.fromkeys(p[0] for p in parts)),
-                f"one_of({', '.join(p[1] for p in parts)})",
-                f"one_of({', '.join(p[2] for p in parts)})",
             )
-        return "Any", "check_any", "check_any"
+            return PyType("union", args=options)
+        return PyType("any")
 
     def model(
         self,
@@ -204,7 +292,7 @@ class _Builder:
         fields = []
         names: set[str] = set()
         for prop in schema.properties:
-            annotation, reader, writer = self.types(prop.schema, name, prop.name, strict)
+            kind = self.types(prop.schema, name, prop.name, strict)
             attribute = attribute_name(prop.name)
             if attribute in names:
                 raise UnsupportedConstructError(
@@ -215,10 +303,8 @@ class _Builder:
                 PyField(
                     name=attribute,
                     key=prop.name,
-                    annotation=annotation if prop.required else f"{annotation} | Unset",
+                    type=kind,
                     required=prop.required,
-                    reader=reader,
-                    writer=writer,
                     doc=_field_doc(self.doc, prop.schema),
                 )
             )

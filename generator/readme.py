@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import GeneratorError
-from .render import VersionedChanges
+from .versions import VersionedChanges
 
 START = "<!-- revisions: start (written by `python -m generator generate`) -->"
 END = "<!-- revisions: end -->"

@@ -1,196 +1,41 @@
-"""Render ``templates/`` into one installable package per revision, and write or check the result.
+"""Render ``templates/`` into one installable package per revision.
 
-Every output file comes from one template (``docs/operation.md.jinja`` once per operation). Python
-files are formatted with the pinned black. Output is a pure function of ``spec/`` and
-``templates/``: no timestamps, no absolute paths, stable ordering.
+``templates/`` mirrors a package: a file ending in ``.jinja`` is rendered (once, or once per
+operation where its name holds ``{operation}``) to the path without the suffix; any other file is
+runtime code that is the same in every package, copied as it is. Rendered Python is formatted
+with the pinned black. Output is a pure function of ``spec/`` and ``templates/``: no timestamps,
+no absolute paths, stable ordering.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import json
-import multiprocessing
-import os
-import re
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import black
 import jinja2
 
 from . import changelog, ir
 from .docpage import operation_page
 from .errors import GeneratorError
 from .examples import sample
-from .pyclient import PyClient, build_client
 from .fieldroles import FieldRoles, load_field_roles
-from .pymodel import PyModule, build_module, class_name
+from .formatting import format_sources
+from .pyclient import PyClient, build_client
+from .pymodel import build_module, class_name
 from .reference import ReferenceView, reference_view
-from .revisions import Revision, RevisionIndex
+from .revisions import RevisionIndex
+from .templating import environment, pyrepr
+from .versions import VersionedChanges, package_versions
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
-LINE_LENGTH = 100
-BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=LINE_LENGTH)
-
-# (template, output path) for every file of a package; ``{operation}`` files are per operation.
-PACKAGE_FILES: tuple[tuple[str, str], ...] = (
-    ("pyproject.toml.jinja", "pyproject.toml"),
-    ("README.md.jinja", "README.md"),
-    ("CHANGELOG.md.jinja", "CHANGELOG.md"),
-    ("docs/operation.md.jinja", "docs/{operation}"),
-    ("together_rl/__init__.py.jinja", "together_rl/__init__.py"),
-    ("together_rl/_revision.py.jinja", "together_rl/_revision.py"),
-    ("together_rl/_model.py.jinja", "together_rl/_model.py"),
-    ("together_rl/_exceptions.py.jinja", "together_rl/_exceptions.py"),
-    ("together_rl/_client.py.jinja", "together_rl/_client.py"),
-    ("together_rl/models.py.jinja", "together_rl/models.py"),
-    ("together_rl/py.typed.jinja", "together_rl/py.typed"),
-    ("together_rl/reference/__init__.py.jinja", "together_rl/reference/__init__.py"),
-    ("together_rl/reference/_fields.py.jinja", "together_rl/reference/_fields.py"),
-    ("together_rl/reference/_rules.py.jinja", "together_rl/reference/_rules.py"),
-    ("together_rl/reference/_optim.py.jinja", "together_rl/reference/_optim.py"),
-    ("together_rl/reference/_session.py.jinja", "together_rl/reference/_session.py"),
-    ("together_rl/reference/_routes.py.jinja", "together_rl/reference/_routes.py"),
-    ("together_rl/reference/_transport.py.jinja", "together_rl/reference/_transport.py"),
-    ("together_rl/reference/serve.py.jinja", "together_rl/reference/serve.py"),
-)
+TEMPLATE_SUFFIX = ".jinja"
+PER_OPERATION = "{operation}"
 
 
 class RenderError(GeneratorError):
     """A template failed to render, or rendered something black cannot parse."""
-
-
-@dataclass(frozen=True)
-class VersionedChanges(changelog.RevisionChanges):
-    """A revision's changes, and the package version generated from it."""
-
-    version: str
-    first: bool
-
-
-def package_versions(index: Sequence[Revision]) -> list[VersionedChanges]:
-    """Versions derived from the history: a warning or error bumps the major version, only info
-    changes the minor, no change the patch. The first revision is 1.0.0."""
-    major, minor, patch = 1, 0, 0
-    result = [VersionedChanges(index[0], (), "1.0.0", True)]
-    for entry in changelog.history(index):
-        if entry.breaking:
-            major, minor, patch = major + 1, 0, 0
-        elif entry.changes:
-            minor, patch = minor + 1, 0
-        else:
-            patch += 1
-        result.append(
-            VersionedChanges(entry.revision, entry.changes, f"{major}.{minor}.{patch}", False)
-        )
-    return result
-
-
-# -- Jinja ---------------------------------------------------------------------------------------
-
-
-def docstring(text: str, indent: int) -> str:
-    """A triple-quoted docstring for ``text``, wrapped to the line length at ``indent``.
-
-    Paragraphs are separated by blank lines. A paragraph whose first line ends with a colon
-    (``Args:``) is a list: each further line is one entry, wrapped with a hanging indent.
-    """
-    width = LINE_LENGTH - indent - 6  # room for the quotes on either side
-    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    blocks = []
-    for paragraph in escaped.strip().split("\n\n"):
-        lines = paragraph.strip().split("\n")
-        if len(lines) > 1 and lines[0].endswith(":"):
-            entries = [
-                textwrap.fill(
-                    " ".join(e.split()),
-                    width,
-                    initial_indent="    ",
-                    subsequent_indent="        ",
-                    break_on_hyphens=False,
-                )
-                for e in lines[1:]
-            ]
-            blocks.append("\n".join([lines[0], *entries]))
-        else:
-            blocks.append(textwrap.fill(" ".join(paragraph.split()), width, break_on_hyphens=False))
-    if len(blocks) == 1 and "\n" not in blocks[0]:
-        return f'"""{blocks[0]}"""'
-    pad = " " * indent
-    body = "\n\n".join(blocks).replace("\n", "\n" + pad).replace("\n" + pad + "\n", "\n\n")
-    return f'"""{body}\n{pad}"""'
-
-
-def pyrepr(value: Any) -> str:
-    """A Python literal; strings in double quotes, as black writes them."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(pyrepr(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        items = [pyrepr(v) for v in value]
-        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-    return repr(value)
-
-
-def call_literal(items: Any, function: str, indent: int, column: int) -> str:
-    """``function({items...})`` laid out as black lays it out, starting at ``column`` of a line
-    indented by ``indent``: on one line where it fits, else the set on its own line, else one
-    item a line. (Black still formats the file; matching it saves black a second pass.)"""
-    values = [pyrepr(v) for v in items]
-    inline = "{" + ", ".join(values) + "}"
-    if column + len(function) + len(inline) + 2 <= LINE_LENGTH:
-        return f"{function}({inline})"
-    inner = " " * (indent + 4)
-    if len(inner) + len(inline) <= LINE_LENGTH:
-        return f"{function}(\n{inner}{inline}\n{' ' * indent})"
-    lines = "".join(f"{inner}    {v},\n" for v in values)
-    return f"{function}(\n{inner}{{\n{lines}{inner}}}\n{' ' * indent})"
-
-
-def call(function: str, arguments: Sequence[str], indent: int, after: str) -> str:
-    """``function(arguments)`` at ``indent``, followed by ``after``, laid out as black does: on one
-    line where it fits, else the arguments on one line of their own, else one a line."""
-    joined = ", ".join(arguments)
-    if indent + len(function) + len(joined) + 2 + len(after) <= LINE_LENGTH:
-        return f"{function}({joined}){after}"
-    pad, inner = " " * indent, " " * (indent + 4)
-    if len(inner) + len(joined) <= LINE_LENGTH:
-        return f"{function}(\n{inner}{joined}\n{pad}){after}"
-    lines = "".join(f"{inner}{argument},\n" for argument in arguments)
-    return f"{function}(\n{lines}{pad}){after}"
-
-
-def exploded(value: Any, indent: int) -> str:
-    """A dict literal with one item a line and trailing commas, nested dicts likewise (the layout
-    black keeps for a collection with a trailing comma)."""
-    if not isinstance(value, dict) or not value:
-        return pyrepr(value)
-    inner = " " * (indent + 4)
-    items = "".join(f"{inner}{pyrepr(k)}: {exploded(v, indent + 4)},\n" for k, v in value.items())
-    return "{\n" + items + " " * indent + "}"
-
-
-def environment(templates: Path = TEMPLATES_DIR) -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-    env.filters["docstring"] = docstring
-    env.filters["pyrepr"] = pyrepr
-    env.filters["call_literal"] = call_literal
-    env.filters["call"] = call
-    env.filters["exploded"] = exploded
-    return env
 
 
 # -- one package -----------------------------------------------------------------------------------
@@ -265,43 +110,35 @@ def _model_name(schema: ir.Schema) -> str:
     return class_name(schema.name)
 
 
-# What models.py may import from _model; it imports those its fields use.
-_MODEL_HELPERS = frozenset(
-    {
-        "check_string",
-        "check_integer",
-        "check_number",
-        "check_boolean",
-        "check_any",
-        "nullable",
-        "one_of",
-        "list_of",
-        "dict_of",
-        "strict_enum",
-        "open_enum",
-        "write_enum",
-        "write_model",
-    }
-)
+@dataclass(frozen=True)
+class Templates:
+    """The files of ``templates/``: those to render, and the runtime files copied as they are."""
+
+    environment: jinja2.Environment
+    rendered: tuple[str, ...]
+    """The names of the templates (``together_rl/models.py.jinja``), sorted."""
+    static: dict[str, bytes]
+    """The runtime files by their path in a package (``together_rl/_model.py``)."""
 
 
-def _helpers(module: PyModule) -> list[str]:
-    """The names models.py imports from ``_model``: only those it uses, constants first."""
-    used = {"Model", "put"}
-    for field in (f for m in module.models for f in m.fields):
-        used.add("required" if field.required else "optional")
-        if not field.required:
-            used.update({"UNSET", "Unset"})
-        names = re.findall(r"[A-Za-z_]\w*", f"{field.reader} {field.writer}")
-        used.update(_MODEL_HELPERS.intersection(names))
-    return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
+def load_templates(folder: Path = TEMPLATES_DIR) -> Templates:
+    files = sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    )
+    return Templates(
+        environment=environment(folder),
+        rendered=tuple(f for f in files if f.endswith(TEMPLATE_SUFFIX)),
+        static={f: (folder / f).read_bytes() for f in files if not f.endswith(TEMPLATE_SUFFIX)},
+    )
 
 
 def render_package(
-    env: jinja2.Environment, history: Sequence[VersionedChanges], roles: FieldRoles
+    templates: Templates, history: Sequence[VersionedChanges], roles: FieldRoles
 ) -> tuple[dict[str, tuple[str, str]], list[str]]:
-    """The files of the package of the last revision in ``history``, by path relative to the
-    package folder, each as ``(template name, text)``, and the warnings of its rendering.
+    """The rendered files of the package of the last revision in ``history``, by path relative
+    to the package folder, each as ``(template name, text)``, and the warnings of its rendering.
 
     ``history`` holds the revisions up to this one and no later: a package never depends on the
     revisions that came after it, so appending a revision leaves the older packages as they were.
@@ -321,21 +158,20 @@ def render_package(
         "module": module,
         "client": client,
         "reference": reference,
-        "helpers": _helpers(module),
-        "exports": sorted([e.name for e in module.enums] + [m.name for m in module.models]),
         "pages": pages,
         "example": _example(doc, client),
     }
     files = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
-    for template_name, output in PACKAGE_FILES:
-        template = env.get_template(template_name)
-        if "{operation}" in output:
+    for template_name in templates.rendered:
+        template = templates.environment.get_template(template_name)
+        output = template_name.removesuffix(TEMPLATE_SUFFIX)
+        if PER_OPERATION in output:
             for page in pages:
                 changes = changelog.changes_section(
                     changelog.for_operation(history[1:], page.operation.key), limit=4
                 )
                 text = _render(template, page=page, changes=changes, **context)
-                files[output.format(operation=page.file_name)] = (template_name, text)
+                files[output.replace(PER_OPERATION, page.name)] = (template_name, text)
         else:
             files[output] = (template_name, _render(template, **context))
     warnings = [
@@ -372,10 +208,10 @@ def render_all(
 ) -> Rendering:
     """Every package's files (or those of ``revision_ids``).
 
-    Python files are formatted by the pinned black once all templates rendered: each distinct
-    text once (many files are the same in every package), in parallel processes.
+    Rendered Python files are formatted by the pinned black once all templates rendered: each
+    distinct text once (several are the same in every package), in parallel processes.
     """
-    env = environment(templates)
+    folder = load_templates(templates)
     roles = load_field_roles(index.spec_dir)
     versions = package_versions(index)
     wanted = set(revision_ids) if revision_ids else {r.id for r in index}
@@ -385,7 +221,7 @@ def render_all(
     warnings: list[str] = []
     for position, revision in enumerate(index):
         if revision.id in wanted:
-            files, notes = render_package(env, versions[: position + 1], roles)
+            files, notes = render_package(folder, versions[: position + 1], roles)
             warnings += notes
             for path, entry in files.items():
                 rendered[f"{revision.id}/{path}"] = entry
@@ -400,22 +236,7 @@ def render_all(
             if not ok:
                 raise RenderError(f"{template_name} rendered invalid Python for {path}: {text}")
         result[path] = text.encode()
+    for revision_id in wanted:
+        for path, content in folder.static.items():
+            result[f"{revision_id}/{path}"] = content
     return Rendering(result, tuple(warnings))
-
-
-def format_sources(sources: Sequence[str]) -> list[tuple[bool, str]]:
-    """``(True, formatted)`` or ``(False, black's error)`` for each source, using every core."""
-    workers = min(os.cpu_count() or 1, len(sources))
-    if workers < 2:
-        return [_format(source) for source in sources]
-    with concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("fork")
-    ) as pool:
-        return list(pool.map(_format, sources))
-
-
-def _format(source: str) -> tuple[bool, str]:
-    try:
-        return True, black.format_str(source, mode=BLACK_MODE)
-    except black.InvalidInput as exc:
-        return False, str(exc)

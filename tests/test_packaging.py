@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 
 from generator.build import build_packages
-from generator.render import package_versions
+from generator.versions import package_versions
 from generator.revisions import load_index
 
 GENERATED = ROOT / "generated"

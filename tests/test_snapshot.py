@@ -12,6 +12,7 @@ from conftest import ROOT
 from generator import render, tree
 from generator.cli import main
 from generator.revisions import load_index
+from generator.versions import package_versions
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +139,7 @@ def test_unknown_revision_is_an_error(capsys, tmp_path):
 def test_package_versions_follow_the_rule(index):
     """1.0.0 first; a warning or an error bumps the major version, only infos the minor, no
     change the patch."""
-    versions = render.package_versions(index)
+    versions = package_versions(index)
     assert [v.revision.id for v in versions] == [r.id for r in index]
     assert versions[0].version == "1.0.0"
     for before, after in zip(versions, versions[1:]):

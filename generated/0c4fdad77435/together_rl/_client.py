@@ -26,14 +26,24 @@ import httpx
 from ._exceptions import (
     APIConnectionError,
     APIResponseValidationError,
+    APIStatusError,
     APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
     ConfigurationError,
+    ConflictError,
+    InternalServerError,
+    NotFoundError,
     OperationFailedError,
     OperationTimeoutError,
-    status_error,
+    PermissionDeniedError,
+    RateLimitError,
+    UnprocessableEntityError,
+    ValidationError,
 )
-from ._model import UNSET, Model, Unset, ValidationError
+from ._model import UNSET, Model, Unset
 from .models import (
+    ErrorData,
     RLAdamWParams,
     RLMuonParams,
     RLOptimStepBody,
@@ -55,6 +65,7 @@ _FIRST_RETRY_DELAY = 0.5
 _MAX_RETRY_DELAY = 8.0
 _MAX_RETRY_AFTER = 60.0
 _MAX_POLL_INTERVAL = 5.0
+_BODY_EXCERPT = 200
 # Methods the server may receive twice without harm.
 _IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 # Failures that happen before the request leaves: the server cannot have processed it.
@@ -90,6 +101,40 @@ def _retry_after(response: httpx.Response) -> float | None:
         pass
     when = email.utils.parsedate_to_datetime(value) if email.utils.parsedate_tz(value) else None
     return None if when is None else max(0.0, when.timestamp() - time.time())
+
+
+_BY_STATUS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def status_error(response: httpx.Response) -> APIStatusError:
+    """The error for an error response, with the most useful message its body allows."""
+    body = response.text
+    try:
+        error: ErrorData | None = ErrorData.from_json(body)
+    except ValidationError:
+        error = None
+    details = error.to_dict().get("error") if error is not None else None
+    detail = details.get("message") if isinstance(details, dict) else None
+    if detail is None:
+        excerpt = " ".join(body.split())
+        detail = (
+            excerpt[:_BODY_EXCERPT] + ("…" if len(excerpt) > _BODY_EXCERPT else "") or "no body"
+        )
+    status = response.status_code
+    message = f"{status} {response.reason_phrase}: {detail}"
+    if status >= 500:
+        return InternalServerError(message, response=response, body=body, error=error)
+    return _BY_STATUS.get(status, APIStatusError)(
+        message, response=response, body=body, error=error
+    )
 
 
 def _connection_error(request: httpx.Request, exc: httpx.TransportError) -> APIConnectionError:

@@ -1,8 +1,9 @@
-"""What the generated models share: the UNSET marker, validation errors, and the readers and
+"""What the generated models share: the UNSET marker, the base class, and the readers and
 writers that check values against the API's schema while converting between models and JSON.
 
 A reader takes a decoded JSON value and the JSON path it was found at (``muon_params.adam.beta1``)
-and returns the Python value, or raises :class:`ValidationError`. A writer does the reverse.
+and returns the Python value, or raises :class:`~._exceptions.ValidationError`. A writer does the
+reverse.
 """
 
 from __future__ import annotations
@@ -14,16 +15,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Final, TypeVar
 
-from ._revision import SPEC_REVISION
+from ._exceptions import RevisionMismatchError, ValidationError
 
 T = TypeVar("T")
 E = TypeVar("E", bound=enum.StrEnum)
 M = TypeVar("M", bound="Model")
-
-Reader = Callable[[object, str], T]
-Writer = Callable[[T, str], object]
-
-_REPR_LIMIT = 80
 
 
 class Unset(enum.Enum):
@@ -40,49 +36,6 @@ class Unset(enum.Enum):
 
 UNSET: Final = Unset.UNSET
 """A field left out: it is not sent, and the server applies its default. Distinct from ``None``."""
-
-
-class _Missing(enum.Enum):
-    MISSING = "MISSING"
-
-
-_MISSING: Final = _Missing.MISSING
-
-
-class ValidationError(ValueError):
-    """A value that does not match the API's schema.
-
-    ``path`` is the JSON path of the value (``muon_params.adam.beta1``; empty for the whole body),
-    ``problem`` what is wrong with it, and ``value`` the value itself.
-    """
-
-    def __init__(self, path: str, problem: str, value: object = _MISSING) -> None:
-        self.path = path
-        self.problem = problem
-        self.value = None if value is _MISSING else value
-        where = path or "(body)"
-        if value is _MISSING:
-            super().__init__(f"{where}: {problem}")
-        else:
-            shown = repr(value)
-            if len(shown) > _REPR_LIMIT:
-                shown = shown[: _REPR_LIMIT - 3] + "..."
-            super().__init__(f"{where}: {problem}, got {shown}")
-
-
-class RevisionMismatchError(TypeError):
-    """A field of an earlier revision, used with the package of a revision that removed it.
-
-    The message says in which revision the field was removed, for example
-    ``RLOptimStepBody: `weight_sync_type` was removed in revision f26a23fab8e0, 2026-08-08``.
-    """
-
-    def __init__(self, model: str, field: str, history: str) -> None:
-        self.model = model
-        self.field = field
-        super().__init__(
-            f"{model}: `{field}` {history} (this package implements revision {SPEC_REVISION})"
-        )
 
 
 def at(path: str, key: str) -> str:
@@ -261,8 +214,7 @@ class Model(ABC):
             name = next(iter(extra))
             if name in cls._OTHER_REVISIONS:
                 history = cls._OTHER_REVISIONS[name]
-                problem = f"`{name}` {history} (this package implements revision {SPEC_REVISION})"
-                raise ValidationError(at(path, name), problem, extra[name])
+                raise RevisionMismatchError(at(path, name), name, history, extra[name])
             known = ", ".join(sorted(cls._FIELDS))
             raise ValidationError(at(path, name), f"unknown field (known: {known})", extra[name])
         return data, extra

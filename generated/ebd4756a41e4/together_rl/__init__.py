@@ -19,9 +19,11 @@ from ._exceptions import (
     OperationTimeoutError,
     PermissionDeniedError,
     RateLimitError,
+    RevisionMismatchError,
     UnprocessableEntityError,
+    ValidationError,
 )
-from ._model import UNSET, RevisionMismatchError, Unset, ValidationError
+from ._model import UNSET, Unset
 from ._revision import SPEC_DATE, SPEC_REVISION, __version__
 
 __all__ = [

@@ -1,29 +1,113 @@
-"""The errors the client raises.
+"""The errors the package raises.
 
-Everything derives from :class:`APIError`. A response with an error status raises an
-:class:`APIStatusError` subclass chosen by the status; a request that got no response raises
-:class:`APIConnectionError` (or :class:`APITimeoutError`).
+Every error it raises on purpose derives from :class:`APIError`, so ``except APIError`` catches
+them all::
+
+    APIError
+    ├── ConfigurationError            the client misses a setting, such as the API key
+    ├── ValidationError (ValueError)  a value does not match the API's schema: JSON path and value
+    │   └── RevisionMismatchError (TypeError)
+    │                                 a field of an earlier revision that this one removed
+    ├── APIConnectionError            the request got no response
+    │   └── APITimeoutError           ... because it timed out
+    ├── APIResponseValidationError    a success response that does not match the API's schema
+    ├── APIStatusError                the server answered with an error status (4xx, 5xx)
+    │   ├── BadRequestError           400
+    │   ├── AuthenticationError       401
+    │   ├── PermissionDeniedError     403
+    │   ├── NotFoundError             404
+    │   ├── ConflictError             409
+    │   ├── UnprocessableEntityError  422
+    │   ├── RateLimitError            429
+    │   └── InternalServerError       5xx
+    ├── OperationFailedError          an operation that was waited for ended as FAILED
+    └── OperationTimeoutError (TimeoutError)
+                                      an operation that was waited for did not finish in time
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import enum
+from typing import TYPE_CHECKING, Any, Final
 
 import httpx
 
-from ._model import ValidationError
-from .models import ErrorData
+from ._revision import SPEC_REVISION
 
-_BODY_EXCERPT = 200
+if TYPE_CHECKING:
+    from .models import ErrorData, RLOptimStepOperation
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigurationError",
+    "ConflictError",
+    "InternalServerError",
+    "NotFoundError",
+    "OperationFailedError",
+    "OperationTimeoutError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "RevisionMismatchError",
+    "UnprocessableEntityError",
+    "ValidationError",
+]
+
+_REPR_LIMIT = 80
+
+
+class _Missing(enum.Enum):
+    MISSING = "MISSING"
+
+
+_MISSING: Final = _Missing.MISSING
 
 
 class APIError(Exception):
-    """The base of every error the client raises."""
+    """The base of every error the package raises."""
 
 
 class ConfigurationError(APIError):
     """The client is missing a setting it needs, such as the API key."""
+
+
+class ValidationError(APIError, ValueError):
+    """A value that does not match the API's schema.
+
+    ``path`` is the JSON path of the value (``muon_params.adam.beta1``; empty for the whole body),
+    ``problem`` what is wrong with it, and ``value`` the value itself.
+    """
+
+    def __init__(self, path: str, problem: str, value: object = _MISSING) -> None:
+        self.path = path
+        self.problem = problem
+        self.value = None if value is _MISSING else value
+        where = path or "(body)"
+        if value is _MISSING:
+            super().__init__(f"{where}: {problem}")
+        else:
+            shown = repr(value)
+            if len(shown) > _REPR_LIMIT:
+                shown = shown[: _REPR_LIMIT - 3] + "..."
+            super().__init__(f"{where}: {problem}, got {shown}")
+
+
+class RevisionMismatchError(ValidationError, TypeError):
+    """A field of an earlier revision, used with the package of a revision that removed it.
+
+    The message says in which revision the field was removed, for example
+    ``RLOptimStepBody: `weight_sync_type` was removed in revision f26a23fab8e0, 2026-08-08``.
+    """
+
+    def __init__(self, path: str, field: str, history: str, value: object = _MISSING) -> None:
+        self.field = field
+        problem = f"`{field}` {history} (this package implements revision {SPEC_REVISION})"
+        super().__init__(path, problem, value)
 
 
 class APIConnectionError(APIError):
@@ -102,52 +186,11 @@ class InternalServerError(APIStatusError):
     """5xx: the server failed."""
 
 
-_BY_STATUS: dict[int, type[APIStatusError]] = {
-    400: BadRequestError,
-    401: AuthenticationError,
-    403: PermissionDeniedError,
-    404: NotFoundError,
-    409: ConflictError,
-    422: UnprocessableEntityError,
-    429: RateLimitError,
-}
-
-
-def status_error(response: httpx.Response) -> APIStatusError:
-    """The error for an error response, with the most useful message its body allows."""
-    body = response.text
-    error = None
-    detail = None
-    try:
-        data: Any = json.loads(body)
-    except ValueError:
-        data = None
-    if data is not None:
-        try:
-            error = ErrorData.from_dict(data)
-        except ValidationError:
-            error = None
-    if error is not None:
-        detail = error.to_dict().get("error", {}).get("message")
-    if detail is None:
-        excerpt = " ".join(body.split())
-        detail = (
-            excerpt[:_BODY_EXCERPT] + ("…" if len(excerpt) > _BODY_EXCERPT else "") or "no body"
-        )
-    status = response.status_code
-    message = f"{status} {response.reason_phrase}: {detail}"
-    if status >= 500:
-        return InternalServerError(message, response=response, body=body, error=error)
-    return _BY_STATUS.get(status, APIStatusError)(
-        message, response=response, body=body, error=error
-    )
-
-
 class OperationFailedError(APIError):
     """An operation the client waited for ended as FAILED; ``code`` and ``message`` say why."""
 
-    def __init__(self, operation: Any) -> None:
-        details = operation.to_dict().get("error", {})
+    def __init__(self, operation: RLOptimStepOperation) -> None:
+        details: dict[str, Any] = operation.to_dict().get("error", {})
         self.operation = operation
         self.code: str | None = details.get("code")
         self.message: str | None = details.get("message")
@@ -159,7 +202,7 @@ class OperationFailedError(APIError):
 class OperationTimeoutError(APIError, TimeoutError):
     """An operation the client waited for did not finish before the deadline."""
 
-    def __init__(self, operation: Any, timeout: float) -> None:
+    def __init__(self, operation: RLOptimStepOperation, timeout: float) -> None:
         self.operation = operation
         super().__init__(
             f"operation {operation.id} did not finish within {timeout:g} s (last status {operation.status})"

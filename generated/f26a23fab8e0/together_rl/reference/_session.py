@@ -17,7 +17,8 @@ from typing import Any, Literal
 import torch
 from torch import Tensor, nn
 
-from .._model import ValidationError, at
+from .._exceptions import ValidationError
+from .._model import at
 from ..models import (
     RLOptimStepOperation,
     RLOptimStepResult,

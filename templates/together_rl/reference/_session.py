@@ -17,7 +17,8 @@ from typing import Any, Literal
 import torch
 from torch import Tensor, nn
 
-from .._model import ValidationError, at
+from .._exceptions import ValidationError
+from .._model import at
 from ..models import (
     RLOptimStepOperation,
     RLOptimStepResult,
@@ -394,7 +395,9 @@ def _choose(chosen: dict[str, _Choice], setting: str, choice: _Choice) -> None:
         )
 
 
-def _group(defaults: Mapping[str, float], values: Mapping[str, float], prefix: str) -> dict[str, float]:
+def _group(
+    defaults: Mapping[str, float], values: Mapping[str, float], prefix: str
+) -> dict[str, float]:
     """The session defaults of one optimizer, with the step's values for it."""
     settings = dict(defaults)
     for setting, value in values.items():

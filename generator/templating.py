@@ -1,0 +1,115 @@
+"""The Jinja environment the templates render in, and the filters that lay Python out as black
+does (so that black, which still formats every file, has nothing to change)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .formatting import LINE_LENGTH
+
+
+def docstring(text: str, indent: int) -> str:
+    """A triple-quoted docstring for ``text``, wrapped to the line length at ``indent``.
+
+    Paragraphs are separated by blank lines. A paragraph whose first line ends with a colon
+    (``Args:``) is a list: each further line is one entry, wrapped with a hanging indent.
+    """
+    width = LINE_LENGTH - indent - 6  # room for the quotes on either side
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    blocks = []
+    for paragraph in escaped.strip().split("\n\n"):
+        lines = paragraph.strip().split("\n")
+        if len(lines) > 1 and lines[0].endswith(":"):
+            entries = [
+                textwrap.fill(
+                    " ".join(e.split()),
+                    width,
+                    initial_indent="    ",
+                    subsequent_indent="        ",
+                    break_on_hyphens=False,
+                )
+                for e in lines[1:]
+            ]
+            blocks.append("\n".join([lines[0], *entries]))
+        else:
+            blocks.append(textwrap.fill(" ".join(paragraph.split()), width, break_on_hyphens=False))
+    if len(blocks) == 1 and "\n" not in blocks[0]:
+        return f'"""{blocks[0]}"""'
+    pad = " " * indent
+    body = "\n\n".join(blocks).replace("\n", "\n" + pad).replace("\n" + pad + "\n", "\n\n")
+    return f'"""{body}\n{pad}"""'
+
+
+def pyrepr(value: Any) -> str:
+    """A Python literal; strings in double quotes, as black writes them."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(pyrepr(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        items = [pyrepr(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return repr(value)
+
+
+def call_literal(items: Any, function: str, indent: int, column: int) -> str:
+    """``function({items...})`` laid out as black lays it out, starting at ``column`` of a line
+    indented by ``indent``: on one line where it fits, else the set on its own line, else one
+    item a line. (Black still formats the file; matching it saves black a second pass.)"""
+    values = [pyrepr(v) for v in items]
+    inline = "{" + ", ".join(values) + "}"
+    if column + len(function) + len(inline) + 2 <= LINE_LENGTH:
+        return f"{function}({inline})"
+    inner = " " * (indent + 4)
+    if len(inner) + len(inline) <= LINE_LENGTH:
+        return f"{function}(\n{inner}{inline}\n{' ' * indent})"
+    lines = "".join(f"{inner}    {v},\n" for v in values)
+    return f"{function}(\n{inner}{{\n{lines}{inner}}}\n{' ' * indent})"
+
+
+def call(function: str, arguments: Sequence[str], indent: int, after: str) -> str:
+    """``function(arguments)`` at ``indent``, followed by ``after``, laid out as black does: on one
+    line where it fits, else the arguments on one line of their own, else one a line."""
+    joined = ", ".join(arguments)
+    if indent + len(function) + len(joined) + 2 + len(after) <= LINE_LENGTH:
+        return f"{function}({joined}){after}"
+    pad, inner = " " * indent, " " * (indent + 4)
+    if len(inner) + len(joined) <= LINE_LENGTH:
+        return f"{function}(\n{inner}{joined}\n{pad}){after}"
+    lines = "".join(f"{inner}{argument},\n" for argument in arguments)
+    return f"{function}(\n{lines}{pad}){after}"
+
+
+def exploded(value: Any, indent: int) -> str:
+    """A dict literal with one item a line and trailing commas, nested dicts likewise (the layout
+    black keeps for a collection with a trailing comma)."""
+    if not isinstance(value, dict) or not value:
+        return pyrepr(value)
+    inner = " " * (indent + 4)
+    items = "".join(f"{inner}{pyrepr(k)}: {exploded(v, indent + 4)},\n" for k, v in value.items())
+    return "{\n" + items + " " * indent + "}"
+
+
+def environment(templates: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters["docstring"] = docstring
+    env.filters["pyrepr"] = pyrepr
+    env.filters["call_literal"] = call_literal
+    env.filters["call"] = call
+    env.filters["exploded"] = exploded
+    return env
