@@ -49,10 +49,12 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """black --check on the generator and the generated code; mypy --strict on each package."""
+    """black --check on the generator, the runtime files and the generated code; mypy --strict on
+    the generator and on each generated package."""
     session.install(TORCH)
     session.install("-e", ".[test]")
-    session.run("black", "--check", "generator", "tests", "benchmarks", "noxfile.py")
+    session.run("black", "--check", "generator", "templates", "tests", "benchmarks", "noxfile.py")
+    session.run("mypy", "--strict", "generator")
     # The generated code is checked with the options it is rendered with, not the project's
     # configuration (which leaves generated/ out of the project's own formatting).
     session.run(

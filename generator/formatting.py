@@ -8,9 +8,11 @@ import os
 from collections.abc import Sequence
 
 import black
+from black.mode import TargetVersion
+from black.parsing import InvalidInput
 
 LINE_LENGTH = 100
-BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=LINE_LENGTH)
+BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=LINE_LENGTH)
 
 
 def format_sources(sources: Sequence[str]) -> list[tuple[bool, str]]:
@@ -27,5 +29,5 @@ def format_sources(sources: Sequence[str]) -> list[tuple[bool, str]]:
 def _format(source: str) -> tuple[bool, str]:
     try:
         return True, black.format_str(source, mode=BLACK_MODE)
-    except black.InvalidInput as exc:
+    except InvalidInput as exc:
         return False, str(exc)

@@ -13,7 +13,7 @@ import yaml
 from .errors import SpecError
 
 try:  # libyaml's loader is several times faster on large documents
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader
+    _Loader: type[Any] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 

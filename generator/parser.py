@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from . import ir
 from .errors import SpecError, UnsupportedConstructError
@@ -392,7 +392,9 @@ class _Parser:
         if "enum" in node or "const" in node:
             return self.enum(node, pointer, types, common)
         if len(types) > 1:
-            variants = tuple(ir.Primitive(pointer=pointer, type=t) for t in types)
+            variants = tuple(
+                ir.Primitive(pointer=pointer, type=cast(ir.PrimitiveType, t)) for t in types
+            )
             return ir.Union(kind="anyOf", variants=variants, **common)
         kind = types[0] if types else None
         if kind == "object" or (
@@ -404,7 +406,9 @@ class _Parser:
             return ir.Array(items=items, **common)
         if kind is None:
             return ir.AnyValue(**common)
-        return ir.Primitive(type=kind, format=self.string(node, "format", pointer), **common)
+        return ir.Primitive(
+            type=cast(ir.PrimitiveType, kind), format=self.string(node, "format", pointer), **common
+        )
 
     def types(self, node: Mapping[str, Any], pointer: str) -> tuple[list[str], bool]:
         """The declared types other than ``null``, and whether the value may be null."""
@@ -521,7 +525,7 @@ class _Parser:
         return schema
 
     def union(self, node: Mapping[str, Any], pointer: str, common: dict[str, Any]) -> ir.Union:
-        kind = "oneOf" if "oneOf" in node else "anyOf"
+        kind: Literal["oneOf", "anyOf"] = "oneOf" if "oneOf" in node else "anyOf"
         if "oneOf" in node and "anyOf" in node:
             raise self.unsupported(pointer, "oneOf together with anyOf")
         if "properties" in node:
@@ -556,6 +560,7 @@ class _Parser:
         if None in values:
             common = {**common, "nullable": True}
             values = [v for v in values if v is not None]
+        kind: Literal["string", "integer"]
         if types in ([], ["string"]) and all(isinstance(v, str) for v in values):
             kind = "string"
         elif types in ([], ["integer"]) and all(type(v) is int for v in values):

@@ -124,6 +124,8 @@ def test_generate_one_revision_replaces_only_its_folder(copy_of_generated):
         str(copy_of_generated),
         "--revision",
         "f4885bc38424",
+        "--readme",
+        str(copy_of_generated.parent / "README.md"),
     ]
     assert main(args) == 0
     assert other.read_text() == "edited"

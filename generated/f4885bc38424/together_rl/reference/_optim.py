@@ -49,7 +49,6 @@ __all__ = [
     "ensure_states",
     "muon_state",
     "muon_step",
-    "partition",
     "total_grad_norm",
     "zeropower_via_newton_schulz",
 ]
@@ -466,20 +465,3 @@ def muon_step(
 # --------------------------------------------------------------------------------------------
 # Partition
 # --------------------------------------------------------------------------------------------
-
-
-def partition(named_params: Sequence[tuple[str, Tensor]]) -> tuple[list[str], list[str]]:
-    """Default Muon/Adam split of a Muon session: ``(muon_names, adam_names)``, input order kept.
-
-    Muon gets every parameter with exactly two dimensions whose name contains neither
-    ``"embed"`` nor ``"lm_head"`` (hidden-layer weight matrices); Adam gets everything else
-    (embeddings, output head, biases, norm weights, scalars, >2-D tensors).
-    """
-    muon: list[str] = []
-    adam: list[str] = []
-    for name, p in named_params:
-        if p.ndim == 2 and "embed" not in name and "lm_head" not in name:
-            muon.append(name)
-        else:
-            adam.append(name)
-    return muon, adam
