@@ -68,12 +68,11 @@ def lint(session: nox.Session) -> None:
         "py311",
         str(GENERATED),
     )
-    cache = (
-        Path(session.create_tmp()) / "mypy"
-    )  # not in generated/, which holds only what is rendered
+    # one cache for every package (their runtime files are the same), outside generated/
+    cache = (Path(session.create_tmp()) / "mypy").resolve()
     for package in _packages():
         with session.chdir(package):
-            session.run("mypy", "--strict", "--cache-dir", str(cache.resolve()), "together_rl")
+            session.run("mypy", "--strict", "--cache-dir", str(cache), "together_rl")
 
 
 # The peers of the benchmarks, pinned so that runs compare like with like.

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -38,3 +41,21 @@ def project_files_stay_as_they_are():
     yield
     changed = [path.name for path in watched if path.read_bytes() != before[path]]
     assert not changed, f"tests changed {changed}"
+
+
+@pytest.fixture
+def venv(tmp_path):
+    """The python of a fresh virtual environment that has no together_rl and sees this
+    environment's packages (httpx, setuptools) behind its own."""
+    root = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    python = root / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    Path(site, "parent-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    assert subprocess.run([str(python), "-c", "import together_rl"], capture_output=True).returncode
+    return python

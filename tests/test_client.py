@@ -12,7 +12,6 @@ from conftest import ROOT
 from loopback import LoopbackServer, Reply, free_port
 from packages import REVISIONS, load, models
 
-from generator import ir
 from generator.examples import sample
 from generator.revisions import load_index
 

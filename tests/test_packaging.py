@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -30,22 +29,6 @@ def wheels(tmp_path_factory):
     dist = tmp_path_factory.mktemp("dist")
     packages = [GENERATED / OLDEST.revision.id, GENERATED / NEWEST.revision.id]
     return dist, build_packages(packages, dist, wheel_only=True)
-
-
-@pytest.fixture
-def venv(tmp_path):
-    """A fresh virtual environment that sees this environment's packages (httpx) behind its own."""
-    root = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
-    python = root / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    Path(site, "parent-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    return python
 
 
 def pip(python: Path, *args: str) -> None:

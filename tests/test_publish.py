@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tarfile
 import time
 import tomllib
@@ -214,24 +213,6 @@ def test_the_first_publication_uploads_every_version(published, index, dist):
         assert f"together-rl {package.version}: uploading " in result.stdout
     assert index.stored() == {path.name: _sha256(path) for path in dist.iterdir()}
     assert len(index.stored()) == 2 * len(PACKAGES)
-
-
-@pytest.fixture
-def venv(tmp_path):
-    """A fresh virtual environment that sees this environment's packages (httpx, setuptools)
-    behind its own, and has no together_rl."""
-    root = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
-    python = root / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    Path(site, "parent-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    assert subprocess.run([str(python), "-c", "import together_rl"], capture_output=True).returncode
-    return python
 
 
 def install_from(index: Index, python: Path, requirement: str, *options: str) -> list[str]:
