@@ -9,11 +9,13 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Mapping, Sequence
+import json
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from . import ir
 from .errors import UnsupportedConstructError
+from .pointer import join
 from .revisions import Revision
 
 _PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -35,6 +37,9 @@ class PyType:
     strict: bool = True
     """For enums: whether unknown values are an error (requests) or kept as strings (responses)."""
     nullable: bool = False
+    constraints: tuple[tuple[str, Any], ...] = ()
+    """The schema's validation keywords as ``constrained`` takes them (``("minimum", 0)``, ...),
+    checked on what requests send."""
 
     @property
     def annotation(self) -> str:
@@ -79,12 +84,17 @@ class PyType:
         else:
             wrapper = {"list": "list_of", "dict": "dict_of", "union": "one_of"}[self.kind]
             text = f"{wrapper}({', '.join(a._expression(reading=reading) for a in self.args)})"
+        if self.constraints:
+            limits = ", ".join(f"{k}={_literal(v)}" for k, v in self.constraints)
+            text = f"constrained({text}, {limits})"
         return f"nullable({text})" if self.nullable else text
 
     @property
     def helpers(self) -> frozenset[str]:
         """The functions of ``_model`` that the reader and writer use."""
         own: set[str] = {"nullable"} if self.nullable else set()
+        if self.constraints:
+            own.add("constrained")
         if self.kind == "primitive":
             own.add(f"check_{self.name}")
         elif self.kind == "any":
@@ -102,6 +112,60 @@ class PyType:
         """The generated enums and models the type names."""
         own = {self.name} if self.kind in ("enum", "model") else set()
         return frozenset(own).union(*(a.classes for a in self.args))
+
+
+def _literal(value: Any) -> str:
+    """A Python literal of a constraint's value (a number, a bool, a pattern string, or a tuple
+    of allowed values)."""
+    if isinstance(value, tuple):
+        return "(" + "".join(f"{_literal(v)}, " for v in value).rstrip(" ") + ")"
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+# JSON Schema's validation keywords, by the name ``constrained`` takes them.
+_CONSTRAINTS = {
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "exclusiveMinimum": "exclusive_minimum",
+    "exclusiveMaximum": "exclusive_maximum",
+    "multipleOf": "multiple_of",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "pattern": "pattern",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+    "uniqueItems": "unique_items",
+    "minProperties": "min_properties",
+    "maxProperties": "max_properties",
+}
+
+
+def constraints_of(schema: ir.Schema) -> tuple[tuple[str, Any], ...]:
+    """A schema's constraints as ``constrained`` takes them. OpenAPI 3.0 writes an exclusive bound
+    as ``exclusiveMinimum: true`` beside ``minimum``; 3.1 as the number itself."""
+    given = dict(schema.constraints)
+    result: dict[str, Any] = {}
+    for word, name in _CONSTRAINTS.items():
+        if word not in given:
+            continue
+        value = given[word]
+        if word in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
+            bound = "minimum" if word == "exclusiveMinimum" else "maximum"
+            if value and bound in given:
+                result.pop(bound, None)
+                result[name] = given[bound]
+            continue
+        if word == "uniqueItems" and value is not True:
+            continue
+        if word == "pattern":
+            try:
+                re.compile(value)
+            except (re.error, TypeError) as exc:
+                raise UnsupportedConstructError(
+                    join(schema.pointer, "pattern"), f"the pattern {value!r} ({exc})"
+                ) from None
+        result[name] = value
+    return tuple(result.items())
 
 
 @dataclass(frozen=True)
@@ -163,11 +227,15 @@ class PyModule:
     def helpers(self) -> list[str]:
         """What ``models.py`` imports from ``_model``: only what it uses, constants first."""
         used = {"Model", "put"}
-        for field in (f for m in self.models for f in m.fields):
-            used.add("required" if field.required else "optional")
-            if not field.required:
-                used.update({"UNSET", "Unset"})
-            used |= field.type.helpers
+        for model in self.models:
+            for field in model.fields:
+                if model.strict:
+                    used.add("required" if field.required else "optional")
+                else:
+                    used.add("received")
+                if not field.required:
+                    used.update({"UNSET", "Unset"})
+                used |= field.type.helpers
         return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
 
     @property
@@ -247,10 +315,15 @@ class _Builder:
         return name
 
     def types(self, schema: ir.Schema, owner: str, key: str, strict: bool) -> PyType:
-        """The type of a schema used by a field of a model."""
+        """The type of a schema used by a field of a model; request (``strict``) types check the
+        schema's constraints too."""
         resolved = self.doc.resolve(schema)
         name = class_name(schema.name) if isinstance(schema, ir.Ref) else owner + class_name(key)
         result = self._types(resolved, name, owner, key, strict)
+        if strict:
+            limits = constraints_of(resolved) + constraints_of(schema)
+            if limits:
+                result = replace(result, constraints=tuple(dict(limits).items()))
         if schema.nullable or resolved.nullable:
             return replace(result, nullable=True)
         return result

@@ -20,6 +20,8 @@ class Reply:
     """JSON-encoded unless it is ``str`` or ``bytes``."""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    drop: bool = False
+    """Close the connection after reading the request, with no response."""
 
 
 @dataclass
@@ -69,6 +71,10 @@ class LoopbackServer:
                     )
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
                 if isinstance(reply.body, bytes):
                     payload = reply.body
                 elif isinstance(reply.body, str):

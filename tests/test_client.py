@@ -13,12 +13,13 @@ from loopback import LoopbackServer, Reply, free_port
 from packages import REVISIONS, load, models
 
 from generator.examples import sample
+from generator.pymodel import attribute_name
 from generator.revisions import load_index
 
 INDEX = load_index(ROOT / "spec")
 KEY = "sk-test-0123456789"
 SESSION = "sess-1"
-OPTIM_PATH = f"/rl/training-sessions/{SESSION}/operations/optim-step"
+OPTIM_PATH = f"/v1/rl/training-sessions/{SESSION}/operations/optim-step"
 
 
 def operation(status="TRAINING_OPERATION_STATUS_PENDING", **extra):
@@ -26,10 +27,21 @@ def operation(status="TRAINING_OPERATION_STATUS_PENDING", **extra):
 
 
 def body_kwargs(revision_id):
-    """Keyword arguments of ``optim_step`` for a revision: its required fields and a nested model."""
+    """Keyword arguments of ``optim_step`` for a revision: its required fields and a nested model
+    (and the required query and header parameters, where a revision has any)."""
     doc = INDEX.get(revision_id).document
-    schema = doc.operation("OptimStep").request_body.schema
-    return sample(doc, schema, optional_object=True)
+    operation = doc.operation("OptimStep")
+    return sample(doc, operation.request_body.schema, optional_object=True)
+
+
+def required_parameters(revision_id):
+    """Sample values of the required query and header parameters of ``optim_step``."""
+    doc = INDEX.get(revision_id).document
+    return {
+        attribute_name(p.name): sample(doc, p.schema)
+        for p in doc.operation("OptimStep").parameters
+        if p.required and p.location in ("query", "header") and p.name.lower() != "idempotency-key"
+    }
 
 
 @pytest.fixture
@@ -50,7 +62,7 @@ def test_optim_step_sends_the_exact_json_and_headers(revision, server):
     server.script(Reply(200, operation(output={"step": "7"})))
     kwargs = body_kwargs(revision)
     with client_for(revision, server) as client:
-        result = client.optim_step(SESSION, **kwargs)
+        result = client.optim_step(SESSION, **kwargs, **required_parameters(revision))
     assert isinstance(result, models(revision).RLOptimStepOperation)
     assert result.output.step == "7"
     (seen,) = server.seen
@@ -77,12 +89,12 @@ def test_get_operation_and_unknown_values_from_a_newer_server(revision, server):
 def test_empty_path_parameters_are_refused_before_sending(server):
     pkg = load("f4885bc38424")
     with client_for("f4885bc38424", server) as client:
-        with pytest.raises(
-            pkg.ValidationError, match=r"^session_id: must be a non-empty string, got ''$"
-        ):
+        with pytest.raises(pkg.ValidationError, match=r"^session_id: must not be empty, got ''$"):
             client.optim_step("")
-        with pytest.raises(pkg.ValidationError, match=r"^operation_id: must be a non-empty string"):
+        with pytest.raises(pkg.ValidationError, match=r"^operation_id: must not be empty"):
             client.get_optim_step_operation(SESSION, "")
+        with pytest.raises(pkg.ValidationError, match=r"^session_id: expected a string, got 7$"):
+            client.optim_step(7)
     assert server.seen == []
 
 
@@ -166,13 +178,23 @@ def test_error_bodies_that_are_not_error_data_still_give_a_useful_message(body, 
     assert str(caught.value) == message and caught.value.error is None
 
 
-def test_a_success_body_that_is_not_the_model_is_a_response_validation_error(server):
+def test_a_success_body_missing_required_fields_is_kept_with_its_problems(server):
+    server.script(Reply(200, {"status": "TRAINING_OPERATION_STATUS_PENDING", "output": {}}))
+    with client_for("f4885bc38424", server) as client:
+        result = client.optim_step(SESSION)
+    assert result.problems == {"id": "is required"}
+    assert result.id is load("f4885bc38424").UNSET
+    assert result.output.problems == {"step": "is required"}
+    assert result.to_dict() == {"status": "TRAINING_OPERATION_STATUS_PENDING", "output": {}}
+
+
+@pytest.mark.parametrize("body", ["[1, 2]", "not json", "[" * 100_000])
+def test_a_success_body_that_is_not_a_json_object_is_a_response_validation_error(body, server):
     pkg = load("f4885bc38424")
-    server.script(Reply(200, {"status": "TRAINING_OPERATION_STATUS_PENDING"}))
+    server.script(Reply(200, body))
     with client_for("f4885bc38424", server) as client:
         with pytest.raises(
-            pkg.APIResponseValidationError,
-            match="not a valid RLOptimStepOperation: id: is required",
+            pkg.APIResponseValidationError, match="not a valid RLOptimStepOperation"
         ):
             client.optim_step(SESSION)
 
@@ -180,12 +202,14 @@ def test_a_success_body_that_is_not_the_model_is_a_response_validation_error(ser
 # -- retries ------------------------------------------------------------------------------------------
 
 
-def test_a_post_answered_500_is_not_sent_again(server):
-    pkg = load("f4885bc38424")
-    server.script(Reply(500, ERROR_BODY), Reply(200, operation()))
-    with client_for("f4885bc38424", server, max_retries=3) as client:
-        with pytest.raises(pkg.InternalServerError):
-            client.optim_step(SESSION)
+@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize("failure", [Reply(500, ERROR_BODY), Reply(409), Reply(drop=True)])
+def test_a_post_without_an_idempotency_key_is_never_sent_again(revision, failure, server):
+    pkg = load(revision)
+    server.script(failure, Reply(200, operation()))
+    with client_for(revision, server, max_retries=3) as client:
+        with pytest.raises(pkg.APIError):
+            client.optim_step(SESSION, **body_kwargs(revision), **required_parameters(revision))
     assert len(server.seen) == 1
 
 
@@ -304,6 +328,37 @@ def test_wait_raises_timeout_error_at_the_deadline_without_sleeping_past_it(serv
     assert elapsed < 1.0  # the second sleep was cut to the deadline, not the doubled 0.8 s
 
 
+@pytest.mark.parametrize(
+    "replies",
+    [
+        # the poll's retries wait 0.8 s each: the next one would pass the deadline
+        [Reply(200, operation())] + [Reply(503, ERROR_BODY, headers={"Retry-After": "0.8"})] * 5,
+        # the server stalls longer than what is left of the deadline
+        [Reply(200, operation()), Reply(200, operation(), delay=3.0)],
+    ],
+)
+def test_a_waiter_s_retries_and_requests_keep_its_deadline(replies, server):
+    pkg = load("f4885bc38424")
+    server.script(*replies)
+    with client_for("f4885bc38424", server, max_retries=5) as client:
+        started = time.monotonic()
+        with pytest.raises(pkg.OperationTimeoutError) as caught:
+            client.wait_for_optim_step(SESSION, "op-1", timeout=1.0, interval=0.1)
+        elapsed = time.monotonic() - started
+    assert elapsed < 1.2
+    assert caught.value.operation.status == "TRAINING_OPERATION_STATUS_PENDING"
+
+
+def test_a_waiter_given_only_an_id_times_out_with_no_operation(server):
+    pkg = load("f4885bc38424")
+    server.script(Reply(503, ERROR_BODY, headers={"Retry-After": "5"}))
+    with client_for("f4885bc38424", server) as client:
+        with pytest.raises(pkg.OperationTimeoutError) as caught:
+            client.wait_for_optim_step(SESSION, "op-1", timeout=0.3)
+    assert caught.value.operation is None
+    assert "op-1 did not finish within 0.3 s" in str(caught.value)
+
+
 # -- async ----------------------------------------------------------------------------------------------
 
 
@@ -318,7 +373,7 @@ def test_async_client_sends_and_waits(revision, server):
 
     async def main():
         async with pkg.AsyncClient(api_key=KEY, base_url=server.url) as client:
-            submitted = await client.optim_step(SESSION, **kwargs)
+            submitted = await client.optim_step(SESSION, **kwargs, **required_parameters(revision))
             return await client.wait_for_optim_step(SESSION, submitted, interval=0.01)
 
     assert asyncio.run(main()).output.step == "1"
@@ -378,7 +433,7 @@ def test_environment_defaults_and_the_spec_server(monkeypatch, server):
     pkg = load("f4885bc38424")
     monkeypatch.setenv("TOGETHER_API_KEY", "from-env")
     monkeypatch.delenv("TOGETHER_BASE_URL", raising=False)
-    assert pkg.Client().base_url == "https://api.together.ai/v1"
+    assert pkg.Client().base_url == "https://api.together.ai"
     monkeypatch.setenv("TOGETHER_BASE_URL", server.url + "/")
     server.script(Reply(200, operation()))
     with pkg.Client(headers={"X-Team": "rl"}) as client:
@@ -400,8 +455,8 @@ def test_an_injected_transport_serves_the_requests():
 
     with pkg.Client(api_key=KEY, transport=httpx.MockTransport(handler)) as client:
         client.optim_step(SESSION, adam_params={"eps": 1e-8})
-    assert str(seen[0].url) == f"https://api.together.ai/v1{OPTIM_PATH}"
-    with pytest.raises(ValueError, match="not both"):
+    assert str(seen[0].url) == f"https://api.together.ai{OPTIM_PATH}"
+    with pytest.raises(pkg.ConfigurationError, match="not both"):
         pkg.Client(api_key=KEY, transport=httpx.MockTransport(handler), http_client=httpx.Client())
 
 

@@ -3,19 +3,14 @@ with ``add-revision`` and generated with no code change, and no released package
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
-import shutil
-import subprocess
 import sys
-from pathlib import Path
 
 import httpx
 import pytest
-import yaml
-from conftest import ROOT
 from packages import load
+from projects import append_revision, copy_project
 
 from generator.readme import END, START
 from generator.revisions import load_index
@@ -35,20 +30,9 @@ def table_rows(readme: str) -> list[str]:
     return re.findall(r"^\| `\w+` \|.*$", table, re.M)
 
 
-def run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m generator ARGS`` with the copy's own code, as a maintainer runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "generator", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-    )
-
-
-def next_revision(newest: Path) -> dict:
-    """The newest document with a new optional body field, a new optional and a new required
-    header parameter, a new value of a response enum and a changed description."""
-    doc = yaml.safe_load(newest.read_text(encoding="utf-8"))
+def next_revision(doc: dict) -> None:
+    """A new optional body field, a new optional and a new required header parameter, a new
+    value of a response enum and a changed description."""
     body = doc["components"]["schemas"]["RLOptimStepBody"]
     body["properties"][BODY_FIELD] = {
         "type": "number",
@@ -61,25 +45,16 @@ def next_revision(newest: Path) -> dict:
         {"name": REQUIRED_HEADER, "in": "header", "required": True, "schema": {"type": "string"}},
     ]
     doc["components"]["schemas"]["RLTrainingOperationStatus"]["enum"].append(NEW_STATUS)
-    return doc
 
 
 @pytest.fixture(scope="module")
 def appended(tmp_path_factory):
     """The project copied, a revision added with ``add-revision`` and ``generate`` run."""
-    project = tmp_path_factory.mktemp("project")
-    for name in ("generator", "templates", "spec", "generated"):
-        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "README.md", project / "README.md")
+    project = copy_project(tmp_path_factory.mktemp("project"))
     index = load_index(project / "spec")
     before = read_tree(project / "generated")
     readme_before = (project / "README.md").read_text(encoding="utf-8")
-    upstream = project / "published.yaml"
-    upstream.write_text(yaml.safe_dump(next_revision(index[-1].file), sort_keys=False))
-    latest = max(r.date for r in index if r.date)
-    date = (latest + datetime.timedelta(days=1)).isoformat()
-    added = run(project, "add-revision", str(upstream), "--id", NEW_ID, "--date", date)
-    generated = run(project, "generate")
+    added, generated = append_revision(project, NEW_ID, next_revision)
     return project, index, before, readme_before, added, generated
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import json
 import math
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Final, TypeVar
@@ -37,6 +38,9 @@ class Unset(enum.Enum):
 UNSET: Final = Unset.UNSET
 """A field left out: it is not sent, and the server applies its default. Distinct from ``None``."""
 
+MAX_DEPTH = 100
+"""How deep a free-form JSON value a request sends may nest."""
+
 
 def at(path: str, key: str) -> str:
     """The JSON path of ``key`` inside the object at ``path``."""
@@ -53,17 +57,25 @@ def check_string(value: object, path: str) -> str:
 
 
 def check_integer(value: object, path: str) -> int:
+    """An integer; a float with an integral value (``5.0``) is that integer, as in JSON Schema."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     raise ValidationError(path, "expected an integer", value)
 
 
 def check_number(value: object, path: str) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if math.isfinite(value):
-            return value
+    """A finite number that a double holds (the API's numbers are doubles)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError(path, "expected a number", value)
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int beyond the range of a double
+        raise ValidationError(path, "expected a number a double can hold", value) from None
+    if not finite:
         raise ValidationError(path, "expected a finite number", value)
-    raise ValidationError(path, "expected a number", value)
+    return value
 
 
 def check_boolean(value: object, path: str) -> bool:
@@ -73,7 +85,97 @@ def check_boolean(value: object, path: str) -> bool:
 
 
 def check_any(value: object, path: str) -> Any:
+    """Any JSON value: null, a boolean, a finite number, a string, or lists and objects (with
+    string keys) of those, nested at most ``MAX_DEPTH`` deep."""
+    todo: list[tuple[object, str, int]] = [(value, path, 0)]
+    while todo:
+        item, where, depth = todo.pop()
+        if depth > MAX_DEPTH:
+            raise ValidationError(where, f"is nested more than {MAX_DEPTH} levels deep")
+        if isinstance(item, (list, tuple)):
+            todo.extend((v, f"{where}[{i}]", depth + 1) for i, v in enumerate(item))
+        elif isinstance(item, Mapping):
+            for key, v in item.items():
+                if not isinstance(key, str):
+                    raise ValidationError(where, "an object's keys must be strings", key)
+                todo.append((v, at(where, key), depth + 1))
+        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            check_number(item, where)
+        elif item is not None and not isinstance(item, (str, bool)):
+            raise ValidationError(where, "is not a JSON value", item)
     return value
+
+
+def constrained(
+    check: Callable[[object, str], T],
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    exclusive_minimum: float | None = None,
+    exclusive_maximum: float | None = None,
+    multiple_of: float | None = None,
+    min_length: int | None = None,
+    max_length: int | None = None,
+    pattern: str | None = None,
+    min_items: int | None = None,
+    max_items: int | None = None,
+    unique_items: bool = False,
+    min_properties: int | None = None,
+    max_properties: int | None = None,
+    values: tuple[object, ...] | None = None,
+) -> Callable[[object, str], T]:
+    """What ``check`` accepts, within the schema's bounds, lengths and pattern (each applies to
+    the values it is about: bounds to numbers, lengths and the pattern to strings, ...)."""
+    regex = re.compile(pattern) if pattern is not None else None
+
+    def problem(value: object) -> str | None:
+        if values is not None and value not in values:
+            return f"must be one of {', '.join(map(str, values))}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if minimum is not None and value < minimum:
+                return f"must be >= {minimum}"
+            if maximum is not None and value > maximum:
+                return f"must be <= {maximum}"
+            if exclusive_minimum is not None and value <= exclusive_minimum:
+                return f"must be > {exclusive_minimum}"
+            if exclusive_maximum is not None and value >= exclusive_maximum:
+                return f"must be < {exclusive_maximum}"
+            if multiple_of is not None and not _is_multiple(value, multiple_of):
+                return f"must be a multiple of {multiple_of}"
+        elif isinstance(value, str):
+            if min_length is not None and len(value) < min_length:
+                return f"must be at least {min_length} characters long"
+            if max_length is not None and len(value) > max_length:
+                return f"must be at most {max_length} characters long"
+            if regex is not None and regex.search(value) is None:
+                return f"must match the pattern {pattern!r}"
+        elif isinstance(value, list):
+            if min_items is not None and len(value) < min_items:
+                return f"must have at least {min_items} items"
+            if max_items is not None and len(value) > max_items:
+                return f"must have at most {max_items} items"
+            if unique_items and len({json.dumps(v, sort_keys=True) for v in value}) < len(value):
+                return "must not repeat an item"
+        elif isinstance(value, Mapping):
+            if min_properties is not None and len(value) < min_properties:
+                return f"must have at least {min_properties} properties"
+            if max_properties is not None and len(value) > max_properties:
+                return f"must have at most {max_properties} properties"
+        return None
+
+    def check_constrained(value: object, path: str) -> T:
+        result = check(value, path)
+        found = problem(result)
+        if found is not None:
+            raise ValidationError(path, found, value)
+        return result
+
+    return check_constrained
+
+
+def _is_multiple(value: float, step: float) -> bool:
+    quotient = value / step
+    return abs(quotient - round(quotient)) <= 1e-9 * max(1.0, abs(quotient))
 
 
 def nullable(check: Callable[[object, str], T]) -> Callable[[object, str], T | None]:
@@ -198,6 +300,8 @@ class Model(ABC):
             data = json.loads(text)
         except ValueError as exc:
             raise ValidationError("", f"not valid JSON ({exc})") from None
+        except RecursionError:
+            raise ValidationError("", "not readable JSON: nested too deeply") from None
         return cls.from_dict(data)
 
     def to_json(self) -> str:
@@ -238,9 +342,39 @@ def optional(
     return check(fields[key], at(path, key))
 
 
+def received(
+    fields: Mapping[str, object],
+    key: str,
+    path: str,
+    check: Callable[[object, str], T],
+    problems: dict[str, str],
+    *,
+    required: bool = False,
+) -> Any:
+    """Read the field ``key`` of a response, tolerantly: a field left out is UNSET, and a value
+    that does not match the schema (null included) is kept as received; either is noted in
+    ``problems``, by the field's JSON name, when the schema says otherwise."""
+    if key not in fields:
+        if required:
+            problems[key] = "is required"
+        return UNSET
+    try:
+        return check(fields[key], at(path, key))
+    except ValidationError as exc:
+        problems[key] = exc.problem
+        return fields[key]
+
+
 def put(
-    data: dict[str, Any], key: str, value: T | Unset, path: str, write: Callable[[T, str], object]
+    data: dict[str, Any],
+    key: str,
+    value: T | Unset,
+    path: str,
+    write: Callable[[T, str], object],
+    as_received: Mapping[str, str] | None = None,
 ) -> None:
-    """Write ``value`` as the field ``key`` of ``data``, unless it is UNSET."""
-    if value is not UNSET:
-        data[key] = write(value, at(path, key))
+    """Write ``value`` as the field ``key`` of ``data``, unless it is UNSET; a field listed in
+    ``as_received`` (a response's problems) is written as it was received."""
+    if value is UNSET:
+        return
+    data[key] = value if as_received and key in as_received else write(value, at(path, key))

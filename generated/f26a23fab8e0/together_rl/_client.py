@@ -1,22 +1,27 @@
 """The HTTP client of the Together RL API, revision f26a23fab8e0: Client and AsyncClient.
 
-Retries. Requests that may be sent again are retried up to ``max_retries`` times, with
-exponential backoff and jitter, or after the delay the server asks for in ``Retry-After``. A
-GET is retried on a connection error, a timeout, 408, 429 and 5xx. A POST is not idempotent in
-this API (optim-step carries no idempotency key), so a POST that the server may have received
-is never sent twice: it is retried only when the request provably was not processed, that is
-when the connection failed before the request was sent, or on 429.
+Retries. A call is retried up to ``max_retries`` times, with exponential backoff and jitter,
+or after the delay the server asks for (``retry-after-ms``, or ``Retry-After`` in seconds or
+as an HTTP date, where it is at most 60 s); a server's ``x-should-retry: true`` or ``false``
+decides on its own. A request the server may receive twice without harm is retried on a
+connection error, a timeout, 408, 409, 429 and 5xx: a GET. In this revision ``optim_step``
+carries no idempotency key, so such a call is never sent twice when the server may have
+received it (an optimizer step applied twice silently corrupts a training run): it is retried
+only when it provably was not processed, that is when the connection failed before the request
+was sent, or on 429.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import logging
 import os
 import random
 import time
-from collections.abc import Mapping
+import uuid
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -41,7 +46,7 @@ from ._exceptions import (
     UnprocessableEntityError,
     ValidationError,
 )
-from ._model import UNSET, Model, Unset
+from ._model import UNSET, Model, Unset, check_string
 from .models import (
     ErrorData,
     RLAdamParams,
@@ -55,7 +60,11 @@ __all__ = ["AsyncClient", "Client"]
 
 logger = logging.getLogger("together_rl")
 
-DEFAULT_BASE_URL = "https://api.together.ai/v1"
+DEFAULT_BASE_URL = "https://api.together.ai"
+"""The API's host; ``TOGETHER_BASE_URL`` and ``base_url`` replace it, as for the official SDK."""
+API_PREFIX = "/v1"
+"""Put between the base URL and every operation's path (a base URL that ends in it is taken as
+it is)."""
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
 
@@ -65,19 +74,54 @@ _MAX_RETRY_DELAY = 8.0
 _MAX_RETRY_AFTER = 60.0
 _MAX_POLL_INTERVAL = 5.0
 _BODY_EXCERPT = 200
-# Methods the server may receive twice without harm.
-_IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+# Statuses after which a request that may be sent again is retried.
+_RETRIED_STATUSES = frozenset({408, 409, 429})
 # Failures that happen before the request leaves: the server cannot have processed it.
 _NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 M = TypeVar("M", bound=Model)
 
 
-def _path_parameter(value: str, name: str) -> str:
-    """``value`` escaped for a path segment; empty values are refused before anything is sent."""
-    if not isinstance(value, str) or not value:
-        raise ValidationError(name, "must be a non-empty string", value)
-    return quote(value, safe="")
+class _DeadlinePassed(Exception):
+    """A waiter's deadline came before the request could be sent or sent again."""
+
+
+def _text(value: object) -> str:
+    """A checked parameter value as it travels: strings as they are, booleans as ``true`` and
+    ``false``, numbers as JSON writes them."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def _parameter(
+    value: object, name: str, write: Callable[[Any, str], object]
+) -> str | list[str] | None:
+    """A query, header or cookie parameter, checked against its schema; ``None`` leaves it out."""
+    if value is None:
+        return None
+    checked = write(value, name)
+    return [_text(item) for item in checked] if isinstance(checked, list) else _text(checked)
+
+
+def _path_parameter(value: object, name: str, write: Callable[[Any, str], object]) -> str:
+    """A path parameter, checked and escaped for a path segment; an empty value is refused
+    before anything is sent."""
+    text = _text(write(value, name))
+    if not text:
+        raise ValidationError(name, "must not be empty", value)
+    return quote(text, safe="")
+
+
+def _idempotency_key(given: object, name: str, write: Callable[[Any, str], object]) -> str:
+    """The caller's idempotency key, checked, or a new one for this call (its retries send the
+    same key again)."""
+    if given is None:
+        return str(uuid.uuid4())
+    text = _parameter(given, name, write)
+    if not isinstance(text, str) or not text:
+        raise ValidationError(name, "must be a non-empty string", given)
+    return text
 
 
 def _coerce(value: M | Mapping[str, Any] | Unset, model: type[M], path: str) -> M | Unset:
@@ -90,16 +134,16 @@ def _coerce(value: M | Mapping[str, Any] | Unset, model: type[M], path: str) -> 
 
 
 def _retry_after(response: httpx.Response) -> float | None:
-    """The delay the server asks for, in seconds: ``Retry-After`` as seconds or an HTTP date."""
+    """The delay the server asks for, in seconds, as the official SDK reads it:
+    ``retry-after-ms``, else ``Retry-After`` as seconds or an HTTP date."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            return float(response.headers[name]) * scale
+        except (KeyError, ValueError, OverflowError):
+            continue
     value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    when = email.utils.parsedate_to_datetime(value) if email.utils.parsedate_tz(value) else None
-    return None if when is None else max(0.0, when.timestamp() - time.time())
+    parsed = email.utils.parsedate_tz(value) if value else None
+    return None if parsed is None else email.utils.mktime_tz(parsed) - time.time()
 
 
 _BY_STATUS: dict[int, type[APIStatusError]] = {
@@ -120,9 +164,11 @@ def status_error(response: httpx.Response) -> APIStatusError:
         error: ErrorData | None = ErrorData.from_json(body)
     except ValidationError:
         error = None
+    if error is not None and error.problems:  # not the documented format
+        error = None
     details = error.to_dict().get("error") if error is not None else None
     detail = details.get("message") if isinstance(details, dict) else None
-    if detail is None:
+    if not isinstance(detail, str):
         excerpt = " ".join(body.split())
         detail = (
             excerpt[:_BODY_EXCERPT] + ("…" if len(excerpt) > _BODY_EXCERPT else "") or "no body"
@@ -136,7 +182,7 @@ def status_error(response: httpx.Response) -> APIStatusError:
     )
 
 
-def _connection_error(request: httpx.Request, exc: httpx.TransportError) -> APIConnectionError:
+def _connection_error(request: httpx.Request, exc: httpx.HTTPError) -> APIConnectionError:
     message = f"{request.method} {request.url}: {exc or type(exc).__name__}"
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(message, request=request)
@@ -158,12 +204,23 @@ class _BaseClient:
         api_key = api_key if api_key is not None else os.environ.get("TOGETHER_API_KEY")
         if not api_key:
             raise ConfigurationError("no API key: pass api_key=... or set TOGETHER_API_KEY")
-        if max_retries < 0:
-            raise ValueError(f"max_retries must be 0 or more, got {max_retries}")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ConfigurationError(f"max_retries must be an integer >= 0, got {max_retries!r}")
         self.base_url = (
             base_url or os.environ.get("TOGETHER_BASE_URL") or DEFAULT_BASE_URL
         ).rstrip("/")
-        self.timeout = timeout
+        root = self.base_url if self.base_url.endswith(API_PREFIX) else self.base_url + API_PREFIX
+        try:
+            url = httpx.URL(root)
+        except httpx.InvalidURL as exc:
+            raise ConfigurationError(f"base_url {self.base_url!r} is not a URL: {exc}") from None
+        if url.scheme not in ("http", "https") or not url.host:
+            raise ConfigurationError(f"base_url {self.base_url!r} is not an http(s) URL")
+        self._root = root
+        try:
+            self.timeout = httpx.Timeout(timeout)
+        except (TypeError, ValueError) as exc:
+            raise ConfigurationError(f"timeout {timeout!r} is not a timeout: {exc}") from None
         self.max_retries = max_retries
         self._headers = {
             "Authorization": f"Bearer {api_key}",
@@ -181,41 +238,64 @@ class _BaseClient:
         path: str,
         *,
         json: Any = None,
-        params: Mapping[str, str | None] | None = None,
-        headers: Mapping[str, str | None] | None = None,
+        params: Mapping[str, str | list[str] | None] | None = None,
+        headers: Mapping[str, str | list[str] | None] | None = None,
+        cookies: Mapping[str, str | list[str] | None] | None = None,
     ) -> httpx.Request:
-        extra = {k: v for k, v in (headers or {}).items() if v is not None}
+        given_headers = {k: str(v) for k, v in (headers or {}).items() if v is not None}
+        given_cookies = {k: v for k, v in (cookies or {}).items() if isinstance(v, str)}
+        if given_cookies:
+            pairs = "; ".join(f"{name}={value}" for name, value in given_cookies.items())
+            given_headers["Cookie"] = pairs
         return httpx.Request(
             method,
-            self.base_url + path,
+            self._root + path,
             json=json,
             params={k: v for k, v in (params or {}).items() if v is not None},
-            headers={**self._headers, **extra},
-            extensions={"timeout": httpx.Timeout(self.timeout).as_dict()},
+            headers={**self._headers, **given_headers},
+            extensions={"timeout": self.timeout.as_dict()},
         )
+
+    def _fit_timeout(self, request: httpx.Request, deadline: float | None) -> None:
+        """Hold the request's timeouts to what is left before ``deadline``."""
+        if deadline is None:
+            return
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _DeadlinePassed
+        limits = {
+            name: remaining if value is None else min(value, remaining)
+            for name, value in self.timeout.as_dict().items()
+        }
+        request.extensions["timeout"] = limits
 
     def _should_retry(
         self,
-        request: httpx.Request,
         attempt: int,
+        resendable: bool,
         *,
         response: httpx.Response | None = None,
         error: httpx.TransportError | None = None,
     ) -> bool:
+        """The retry rule of the module's docstring."""
         if attempt >= self.max_retries:
             return False
-        idempotent = request.method in _IDEMPOTENT_METHODS
         if error is not None:
-            return idempotent or isinstance(error, _NOT_SENT_ERRORS)
+            return resendable or isinstance(error, _NOT_SENT_ERRORS)
         assert response is not None
+        asked = response.headers.get("x-should-retry")
+        if asked in ("true", "false"):
+            return bool(asked == "true")
         if response.status_code == 429:
             return True
-        return idempotent and (response.status_code == 408 or response.status_code >= 500)
+        return resendable and (
+            response.status_code in _RETRIED_STATUSES or response.status_code >= 500
+        )
 
     def _retry_delay(self, attempt: int, response: httpx.Response | None) -> float:
         asked = _retry_after(response) if response is not None else None
-        if asked is not None:
-            return min(asked, _MAX_RETRY_AFTER)
+        if asked is not None and 0 < asked <= _MAX_RETRY_AFTER:
+            return asked
         backoff = min(_FIRST_RETRY_DELAY * 2.0**attempt, _MAX_RETRY_DELAY)
         return backoff * (1 - 0.25 * random.random())
 
@@ -261,7 +341,7 @@ class Client(_BaseClient):
             headers=headers,
         )
         if http_client is not None and transport is not None:
-            raise ValueError("pass http_client or transport, not both")
+            raise ConfigurationError("pass http_client or transport, not both")
         self._owns_http = http_client is None
         self._http = (
             http_client
@@ -285,15 +365,19 @@ class Client(_BaseClient):
     ) -> None:
         self.close()
 
-    def _send(self, request: httpx.Request) -> httpx.Response:
-        """Send ``request``, retrying as the module's retry rule allows."""
+    def _send(
+        self, request: httpx.Request, *, resendable: bool, deadline: float | None = None
+    ) -> httpx.Response:
+        """Send ``request``, retrying as the module's retry rule allows; with a ``deadline``
+        (``time.monotonic()``), no attempt or wait runs past it."""
         attempt = 0
         while True:
+            self._fit_timeout(request, deadline)
             logger.debug("sending %s %s", request.method, request.url)
             try:
                 response = self._http.send(request)
             except httpx.TransportError as exc:
-                if not self._should_retry(request, attempt, error=exc):
+                if not self._should_retry(attempt, resendable, error=exc):
                     raise _connection_error(request, exc) from exc
                 delay = self._retry_delay(attempt, None)
                 logger.info(
@@ -304,9 +388,11 @@ class Client(_BaseClient):
                     attempt + 1,
                     delay,
                 )
+            except httpx.HTTPError as exc:  # the response could not be read (decoding, ...)
+                raise _connection_error(request, exc) from exc
             else:
                 logger.debug("%s %s answered %d", request.method, request.url, response.status_code)
-                if not self._should_retry(request, attempt, response=response):
+                if not self._should_retry(attempt, resendable, response=response):
                     return response
                 delay = self._retry_delay(attempt, response)
                 logger.info(
@@ -317,6 +403,8 @@ class Client(_BaseClient):
                     attempt + 1,
                     delay,
                 )
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                raise _DeadlinePassed
             time.sleep(delay)
             attempt += 1
 
@@ -347,10 +435,10 @@ class Client(_BaseClient):
         )
         request = self._build_request(
             "POST",
-            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id')}/operations/optim-step",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
             json=body.to_dict(),
         )
-        return self._parse(self._send(request), RLOptimStepOperation)
+        return self._parse(self._send(request, resendable=False), RLOptimStepOperation)
 
     def get_optim_step_operation(
         self,
@@ -369,9 +457,9 @@ class Client(_BaseClient):
         """
         request = self._build_request(
             "GET",
-            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id')}/operations/optim-step/{_path_parameter(operation_id, 'operation_id')}",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
-        return self._parse(self._send(request), RLOptimStepOperation)
+        return self._parse(self._send(request, resendable=True), RLOptimStepOperation)
 
     def wait_for_optim_step(
         self,
@@ -383,8 +471,9 @@ class Client(_BaseClient):
     ) -> RLOptimStepOperation:
         """Wait for an operation submitted with ``optim_step`` to finish.
 
-        Polls ``get_optim_step_operation``, first after ``interval`` seconds, the interval
-        doubling up to 5 s and never sleeping past the deadline.
+        Polls it as ``get_optim_step_operation`` does, first after ``interval`` seconds where
+        an operation is given (at once for an id), the interval doubling up to 5 s. Nothing
+        runs past the deadline: not a poll, a retry of one, or a wait.
 
         Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
         OperationFailedError (with the error's code and message) when it is
@@ -393,24 +482,40 @@ class Client(_BaseClient):
         """
         deadline = time.monotonic() + timeout
         if isinstance(operation_or_id, RLOptimStepOperation):
-            operation = operation_or_id
+            operation: RLOptimStepOperation | None = operation_or_id
+            operation_id = operation_or_id.id
         else:
-            operation = self.get_optim_step_operation(session_id, operation_or_id)
+            operation, operation_id = None, operation_or_id
         while True:
-            if operation.status == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED:
-                return operation
-            if operation.status == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED:
-                raise OperationFailedError(operation)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise OperationTimeoutError(operation, timeout)
-            delay = min(interval, remaining)
-            logger.debug(
-                "operation %s is %s; polling again in %.2f s", operation.id, operation.status, delay
+            if operation is not None:
+                if (
+                    operation.status
+                    == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
+                ):
+                    return operation
+                if operation.status == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED:
+                    raise OperationFailedError(operation)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise OperationTimeoutError(operation, timeout, operation_id=operation_id)
+                delay = min(interval, remaining)
+                logger.debug(
+                    "operation %s is %s; polling again in %.2f s",
+                    operation_id,
+                    operation.status,
+                    delay,
+                )
+                time.sleep(delay)
+                interval = min(interval * 2, _MAX_POLL_INTERVAL)
+            request = self._build_request(
+                "GET",
+                f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
             )
-            time.sleep(delay)
-            interval = min(interval * 2, _MAX_POLL_INTERVAL)
-            operation = self.get_optim_step_operation(session_id, operation.id)
+            try:
+                response = self._send(request, resendable=True, deadline=deadline)
+            except _DeadlinePassed:
+                raise OperationTimeoutError(operation, timeout, operation_id=operation_id) from None
+            operation = self._parse(response, RLOptimStepOperation)
 
 
 class AsyncClient(_BaseClient):
@@ -439,7 +544,7 @@ class AsyncClient(_BaseClient):
             headers=headers,
         )
         if http_client is not None and transport is not None:
-            raise ValueError("pass http_client or transport, not both")
+            raise ConfigurationError("pass http_client or transport, not both")
         self._owns_http = http_client is None
         self._http = (
             http_client
@@ -463,15 +568,19 @@ class AsyncClient(_BaseClient):
     ) -> None:
         await self.aclose()
 
-    async def _send(self, request: httpx.Request) -> httpx.Response:
-        """Send ``request``, retrying as the module's retry rule allows."""
+    async def _send(
+        self, request: httpx.Request, *, resendable: bool, deadline: float | None = None
+    ) -> httpx.Response:
+        """Send ``request``, retrying as the module's retry rule allows; with a ``deadline``
+        (``time.monotonic()``), no attempt or wait runs past it."""
         attempt = 0
         while True:
+            self._fit_timeout(request, deadline)
             logger.debug("sending %s %s", request.method, request.url)
             try:
                 response = await self._http.send(request)
             except httpx.TransportError as exc:
-                if not self._should_retry(request, attempt, error=exc):
+                if not self._should_retry(attempt, resendable, error=exc):
                     raise _connection_error(request, exc) from exc
                 delay = self._retry_delay(attempt, None)
                 logger.info(
@@ -482,9 +591,11 @@ class AsyncClient(_BaseClient):
                     attempt + 1,
                     delay,
                 )
+            except httpx.HTTPError as exc:  # the response could not be read (decoding, ...)
+                raise _connection_error(request, exc) from exc
             else:
                 logger.debug("%s %s answered %d", request.method, request.url, response.status_code)
-                if not self._should_retry(request, attempt, response=response):
+                if not self._should_retry(attempt, resendable, response=response):
                     return response
                 delay = self._retry_delay(attempt, response)
                 logger.info(
@@ -495,6 +606,8 @@ class AsyncClient(_BaseClient):
                     attempt + 1,
                     delay,
                 )
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                raise _DeadlinePassed
             await asyncio.sleep(delay)
             attempt += 1
 
@@ -525,10 +638,10 @@ class AsyncClient(_BaseClient):
         )
         request = self._build_request(
             "POST",
-            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id')}/operations/optim-step",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
             json=body.to_dict(),
         )
-        return self._parse(await self._send(request), RLOptimStepOperation)
+        return self._parse(await self._send(request, resendable=False), RLOptimStepOperation)
 
     async def get_optim_step_operation(
         self,
@@ -547,9 +660,9 @@ class AsyncClient(_BaseClient):
         """
         request = self._build_request(
             "GET",
-            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id')}/operations/optim-step/{_path_parameter(operation_id, 'operation_id')}",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
-        return self._parse(await self._send(request), RLOptimStepOperation)
+        return self._parse(await self._send(request, resendable=True), RLOptimStepOperation)
 
     async def wait_for_optim_step(
         self,
@@ -561,8 +674,9 @@ class AsyncClient(_BaseClient):
     ) -> RLOptimStepOperation:
         """Wait for an operation submitted with ``optim_step`` to finish.
 
-        Polls ``get_optim_step_operation``, first after ``interval`` seconds, the interval
-        doubling up to 5 s and never sleeping past the deadline.
+        Polls it as ``get_optim_step_operation`` does, first after ``interval`` seconds where
+        an operation is given (at once for an id), the interval doubling up to 5 s. Nothing
+        runs past the deadline: not a poll, a retry of one, or a wait.
 
         Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
         OperationFailedError (with the error's code and message) when it is
@@ -571,21 +685,37 @@ class AsyncClient(_BaseClient):
         """
         deadline = time.monotonic() + timeout
         if isinstance(operation_or_id, RLOptimStepOperation):
-            operation = operation_or_id
+            operation: RLOptimStepOperation | None = operation_or_id
+            operation_id = operation_or_id.id
         else:
-            operation = await self.get_optim_step_operation(session_id, operation_or_id)
+            operation, operation_id = None, operation_or_id
         while True:
-            if operation.status == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED:
-                return operation
-            if operation.status == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED:
-                raise OperationFailedError(operation)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise OperationTimeoutError(operation, timeout)
-            delay = min(interval, remaining)
-            logger.debug(
-                "operation %s is %s; polling again in %.2f s", operation.id, operation.status, delay
+            if operation is not None:
+                if (
+                    operation.status
+                    == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
+                ):
+                    return operation
+                if operation.status == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED:
+                    raise OperationFailedError(operation)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise OperationTimeoutError(operation, timeout, operation_id=operation_id)
+                delay = min(interval, remaining)
+                logger.debug(
+                    "operation %s is %s; polling again in %.2f s",
+                    operation_id,
+                    operation.status,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                interval = min(interval * 2, _MAX_POLL_INTERVAL)
+            request = self._build_request(
+                "GET",
+                f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
             )
-            await asyncio.sleep(delay)
-            interval = min(interval * 2, _MAX_POLL_INTERVAL)
-            operation = await self.get_optim_step_operation(session_id, operation.id)
+            try:
+                response = await self._send(request, resendable=True, deadline=deadline)
+            except _DeadlinePassed:
+                raise OperationTimeoutError(operation, timeout, operation_id=operation_id) from None
+            operation = self._parse(response, RLOptimStepOperation)

@@ -68,6 +68,15 @@ class _Missing(enum.Enum):
 _MISSING: Final = _Missing.MISSING
 
 
+def _shown(value: object) -> str:
+    """``repr(value)``, shortened; an int too long to print is described by its size."""
+    try:
+        shown = repr(value)
+    except ValueError:  # an int over the interpreter's limit of digits
+        return f"an integer of {value.bit_length()} bits" if isinstance(value, int) else "a value"
+    return shown if len(shown) <= _REPR_LIMIT else shown[: _REPR_LIMIT - 3] + "..."
+
+
 class APIError(Exception):
     """The base of every error the package raises."""
 
@@ -91,10 +100,7 @@ class ValidationError(APIError, ValueError):
         if value is _MISSING:
             super().__init__(f"{where}: {problem}")
         else:
-            shown = repr(value)
-            if len(shown) > _REPR_LIMIT:
-                shown = shown[: _REPR_LIMIT - 3] + "..."
-            super().__init__(f"{where}: {problem}, got {shown}")
+            super().__init__(f"{where}: {problem}, got {_shown(value)}")
 
 
 class RevisionMismatchError(ValidationError, TypeError):
@@ -200,10 +206,16 @@ class OperationFailedError(APIError):
 
 
 class OperationTimeoutError(APIError, TimeoutError):
-    """An operation the client waited for did not finish before the deadline."""
+    """An operation the client waited for did not finish before the deadline; ``operation`` is
+    its last known state (``None`` where no poll answered in time)."""
 
-    def __init__(self, operation: RLOptimStepOperation, timeout: float) -> None:
+    def __init__(
+        self, operation: RLOptimStepOperation | None, timeout: float, *, operation_id: str = ""
+    ) -> None:
         self.operation = operation
-        super().__init__(
-            f"operation {operation.id} did not finish within {timeout:g} s (last status {operation.status})"
-        )
+        if operation is None:
+            state = "no answer"
+        else:
+            operation_id = str(operation.id)
+            state = f"last status {operation.status}"
+        super().__init__(f"operation {operation_id} did not finish within {timeout:g} s ({state})")

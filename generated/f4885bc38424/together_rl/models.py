@@ -1,9 +1,11 @@
 """The models of the Together RL API, revision f4885bc38424.
 
-Request models check what they send: a wrong type, an unknown field or an unknown enum value
-raises ValidationError naming its JSON path. Response models are tolerant, since a newer
-server may answer: unknown enum values are kept as strings and unknown fields in ``extra``.
-Fields left out are UNSET and not sent.
+Request models check what they send: a wrong type, a value outside the bounds, lengths or
+pattern of the schema, an unknown field or an unknown enum value raises ValidationError naming
+its JSON path. Response models are tolerant, since a newer (or faulty) server may answer:
+unknown enum values are kept as strings, unknown fields in ``extra``, and fields missing or
+not as the schema says are kept as received and listed in ``problems``. Fields left out are
+UNSET and not sent.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ._model import (
     open_enum,
     optional,
     put,
-    required,
+    received,
     write_enum,
     write_model,
 )
@@ -239,23 +241,36 @@ class RLOptimStepOperation(Model):
     extra: dict[str, Any] = field(default_factory=dict)
     """Fields the server sent that this revision does not define, as received."""
 
+    problems: dict[str, str] = field(default_factory=dict)
+    """Fields the server did not send as the schema says, by JSON name, with what was wrong: each
+    holds UNSET (left out), or the value as received (null, or another type)."""
+
     @classmethod
     def from_dict(cls, data: object, path: str = "") -> RLOptimStepOperation:
         fields, extra = cls._fields_of(data, path)
+        problems: dict[str, str] = {}
         return cls(
-            id=required(fields, "id", path, check_string),
-            status=required(fields, "status", path, open_enum(RLTrainingOperationStatus)),
-            output=optional(fields, "output", path, RLOptimStepResult.from_dict),
-            error=optional(fields, "error", path, RLTrainingOperationError.from_dict),
+            id=received(fields, "id", path, check_string, problems, required=True),
+            status=received(
+                fields,
+                "status",
+                path,
+                open_enum(RLTrainingOperationStatus),
+                problems,
+                required=True,
+            ),
+            output=received(fields, "output", path, RLOptimStepResult.from_dict, problems),
+            error=received(fields, "error", path, RLTrainingOperationError.from_dict, problems),
             extra=extra,
+            problems=problems,
         )
 
     def to_dict(self, path: str = "") -> dict[str, Any]:
         data: dict[str, Any] = dict(self.extra)
-        put(data, "id", self.id, path, check_string)
-        put(data, "status", self.status, path, write_enum)
-        put(data, "output", self.output, path, write_model(RLOptimStepResult))
-        put(data, "error", self.error, path, write_model(RLTrainingOperationError))
+        put(data, "id", self.id, path, check_string, self.problems)
+        put(data, "status", self.status, path, write_enum, self.problems)
+        put(data, "output", self.output, path, write_model(RLOptimStepResult), self.problems)
+        put(data, "error", self.error, path, write_model(RLTrainingOperationError), self.problems)
         return data
 
 
@@ -272,17 +287,25 @@ class RLOptimStepResult(Model):
     extra: dict[str, Any] = field(default_factory=dict)
     """Fields the server sent that this revision does not define, as received."""
 
+    problems: dict[str, str] = field(default_factory=dict)
+    """Fields the server did not send as the schema says, by JSON name, with what was wrong: each
+    holds UNSET (left out), or the value as received (null, or another type)."""
+
     @classmethod
     def from_dict(cls, data: object, path: str = "") -> RLOptimStepResult:
         fields, extra = cls._fields_of(data, path)
+        problems: dict[str, str] = {}
         return cls(
-            step=required(fields, "step", path, one_of(check_string, check_integer)),
+            step=received(
+                fields, "step", path, one_of(check_string, check_integer), problems, required=True
+            ),
             extra=extra,
+            problems=problems,
         )
 
     def to_dict(self, path: str = "") -> dict[str, Any]:
         data: dict[str, Any] = dict(self.extra)
-        put(data, "step", self.step, path, one_of(check_string, check_integer))
+        put(data, "step", self.step, path, one_of(check_string, check_integer), self.problems)
         return data
 
 
@@ -302,19 +325,25 @@ class RLTrainingOperationError(Model):
     extra: dict[str, Any] = field(default_factory=dict)
     """Fields the server sent that this revision does not define, as received."""
 
+    problems: dict[str, str] = field(default_factory=dict)
+    """Fields the server did not send as the schema says, by JSON name, with what was wrong: each
+    holds UNSET (left out), or the value as received (null, or another type)."""
+
     @classmethod
     def from_dict(cls, data: object, path: str = "") -> RLTrainingOperationError:
         fields, extra = cls._fields_of(data, path)
+        problems: dict[str, str] = {}
         return cls(
-            code=optional(fields, "code", path, open_enum(RLTrainingOperationErrorCode)),
-            message=optional(fields, "message", path, check_string),
+            code=received(fields, "code", path, open_enum(RLTrainingOperationErrorCode), problems),
+            message=received(fields, "message", path, check_string, problems),
             extra=extra,
+            problems=problems,
         )
 
     def to_dict(self, path: str = "") -> dict[str, Any]:
         data: dict[str, Any] = dict(self.extra)
-        put(data, "code", self.code, path, write_enum)
-        put(data, "message", self.message, path, check_string)
+        put(data, "code", self.code, path, write_enum, self.problems)
+        put(data, "message", self.message, path, check_string, self.problems)
         return data
 
 
@@ -331,17 +360,23 @@ class ErrorData(Model):
     extra: dict[str, Any] = field(default_factory=dict)
     """Fields the server sent that this revision does not define, as received."""
 
+    problems: dict[str, str] = field(default_factory=dict)
+    """Fields the server did not send as the schema says, by JSON name, with what was wrong: each
+    holds UNSET (left out), or the value as received (null, or another type)."""
+
     @classmethod
     def from_dict(cls, data: object, path: str = "") -> ErrorData:
         fields, extra = cls._fields_of(data, path)
+        problems: dict[str, str] = {}
         return cls(
-            error=required(fields, "error", path, ErrorDetails.from_dict),
+            error=received(fields, "error", path, ErrorDetails.from_dict, problems, required=True),
             extra=extra,
+            problems=problems,
         )
 
     def to_dict(self, path: str = "") -> dict[str, Any]:
         data: dict[str, Any] = dict(self.extra)
-        put(data, "error", self.error, path, write_model(ErrorDetails))
+        put(data, "error", self.error, path, write_model(ErrorDetails), self.problems)
         return data
 
 
@@ -367,21 +402,27 @@ class ErrorDetails(Model):
     extra: dict[str, Any] = field(default_factory=dict)
     """Fields the server sent that this revision does not define, as received."""
 
+    problems: dict[str, str] = field(default_factory=dict)
+    """Fields the server did not send as the schema says, by JSON name, with what was wrong: each
+    holds UNSET (left out), or the value as received (null, or another type)."""
+
     @classmethod
     def from_dict(cls, data: object, path: str = "") -> ErrorDetails:
         fields, extra = cls._fields_of(data, path)
+        problems: dict[str, str] = {}
         return cls(
-            message=required(fields, "message", path, check_string),
-            type=required(fields, "type", path, check_string),
-            param=optional(fields, "param", path, nullable(check_string)),
-            code=optional(fields, "code", path, nullable(check_string)),
+            message=received(fields, "message", path, check_string, problems, required=True),
+            type=received(fields, "type", path, check_string, problems, required=True),
+            param=received(fields, "param", path, nullable(check_string), problems),
+            code=received(fields, "code", path, nullable(check_string), problems),
             extra=extra,
+            problems=problems,
         )
 
     def to_dict(self, path: str = "") -> dict[str, Any]:
         data: dict[str, Any] = dict(self.extra)
-        put(data, "message", self.message, path, check_string)
-        put(data, "type", self.type, path, check_string)
-        put(data, "param", self.param, path, nullable(check_string))
-        put(data, "code", self.code, path, nullable(check_string))
+        put(data, "message", self.message, path, check_string, self.problems)
+        put(data, "type", self.type, path, check_string, self.problems)
+        put(data, "param", self.param, path, nullable(check_string), self.problems)
+        put(data, "code", self.code, path, nullable(check_string), self.problems)
         return data

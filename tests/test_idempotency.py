@@ -1,0 +1,242 @@
+"""A revision that declares an ``Idempotency-Key`` header (as the API's next revision will) and
+states constraints: its client retries a POST with one key, and its models enforce the limits.
+
+The revision is appended to a copy of the project, as a maintainer would append it."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import httpx
+import pytest
+from loopback import LoopbackServer, Reply
+from packages import load
+from projects import append_revision, copy_project
+
+REVISION = "1d3e0c0ffee0"
+SESSION = "sess-1"
+KEY_DESCRIPTION = (
+    "Required key that makes retries return the original operation; use a new key for changed "
+    "request bodies."
+)
+OPERATION = {"id": "op-1", "status": "TRAINING_OPERATION_STATUS_PENDING"}
+ERROR = {"error": {"type": "server_error", "message": "try again", "param": None, "code": None}}
+
+
+def with_idempotency_key_and_limits(doc: dict) -> None:
+    post = doc["paths"]["/rl/training-sessions/{session_id}/operations/optim-step"]["post"]
+    post["parameters"].append(
+        {
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": True,
+            "description": KEY_DESCRIPTION,
+            "schema": {"type": "string", "maxLength": 64},
+        }
+    )
+    schemas = doc["components"]["schemas"]
+    schemas["RLAdamParams"]["properties"]["beta1"].update(minimum=0, exclusiveMaximum=1)
+    schemas["RLMuonParams"]["properties"]["newton_schulz_steps"].update(minimum=1, maximum=100)
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory):
+    project = copy_project(tmp_path_factory.mktemp("project"))
+    added, generated = append_revision(project, REVISION, with_idempotency_key_and_limits)
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert generated.returncode == 0, generated.stderr
+    return load(REVISION, project / "generated")
+
+
+@pytest.fixture
+def server():
+    with LoopbackServer() as running:
+        yield running
+
+
+def client(package, server, **options):
+    options.setdefault("max_retries", 3)
+    return package.Client(api_key="k", base_url=server.url, **options)
+
+
+def keys(server) -> list[str]:
+    return [seen.headers["idempotency-key"] for seen in server.seen]
+
+
+def test_each_call_gets_a_new_key_where_none_is_given(package, server):
+    server.script(Reply(200, OPERATION), Reply(200, OPERATION))
+    with client(package, server) as c:
+        c.optim_step(SESSION)
+        c.optim_step(SESSION)
+    first, second = keys(server)
+    assert first != second and all(uuid.UUID(k).version == 4 for k in (first, second))
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        Reply(500, ERROR),
+        Reply(503, ERROR),
+        Reply(408, ERROR),
+        Reply(409, ERROR),
+        Reply(429, ERROR),
+        Reply(drop=True),  # the connection broke after the request was sent
+    ],
+)
+def test_a_post_with_a_key_is_retried_with_the_same_key(package, server, failure):
+    server.script(failure, Reply(200, {**OPERATION, "status": "TRAINING_OPERATION_STATUS_RUNNING"}))
+    with client(package, server) as c:
+        result = c.optim_step(SESSION, adam_params={"beta1": 0.9})
+    assert result.status == "TRAINING_OPERATION_STATUS_RUNNING"
+    assert len(server.seen) == 2
+    assert len(set(keys(server))) == 1
+    assert server.seen[0].body == server.seen[1].body
+
+
+def test_the_caller_s_key_is_sent_as_given(package, server):
+    server.script(Reply(500, ERROR), Reply(200, OPERATION))
+    with client(package, server) as c:
+        c.optim_step(SESSION, idempotency_key="step-0042")
+    assert keys(server) == ["step-0042", "step-0042"]
+
+
+def test_the_key_is_an_optional_keyword_documented_from_the_spec(package):
+    import inspect
+
+    parameter = inspect.signature(package.Client.optim_step).parameters["idempotency_key"]
+    assert parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.default is None
+    doc = " ".join(package.Client.optim_step.__doc__.split())
+    assert f"idempotency_key: {KEY_DESCRIPTION}" in doc
+
+
+def test_the_server_s_x_should_retry_decides(package, server):
+    server.script(Reply(503, ERROR, headers={"x-should-retry": "false"}), Reply(200, OPERATION))
+    with client(package, server) as c:
+        with pytest.raises(package.InternalServerError):
+            c.optim_step(SESSION)
+    assert len(server.seen) == 1
+    server.seen.clear()
+    server.replies.clear()
+    server.script(Reply(400, ERROR, headers={"x-should-retry": "true"}), Reply(200, OPERATION))
+    with client(package, server) as c:
+        c.optim_step(SESSION)
+    assert len(server.seen) == 2
+
+
+@pytest.mark.parametrize(
+    ("headers", "at_least"),
+    [({"retry-after-ms": "300"}, 0.29), ({"Retry-After": "0.3"}, 0.29)],
+)
+def test_the_server_s_delay_is_honoured(package, server, headers, at_least):
+    server.script(Reply(503, ERROR, headers=headers), Reply(200, OPERATION))
+    with client(package, server) as c:
+        c.optim_step(SESSION)
+    first, second = server.seen
+    assert second.at - first.at >= at_least
+
+
+def test_a_delay_over_a_minute_is_not_waited_for(package, server, monkeypatch):
+    slept = []
+    monkeypatch.setattr("time.sleep", slept.append)
+    server.script(Reply(503, ERROR, headers={"Retry-After": "3600"}), Reply(200, OPERATION))
+    with client(package, server) as c:
+        c.optim_step(SESSION)
+    assert len(slept) == 1 and slept[0] <= 8.0  # the backoff, as the official SDK does
+
+
+def test_http_date_retry_after(package, server, monkeypatch):
+    import email.utils
+    import time
+
+    slept = []
+    monkeypatch.setattr("time.sleep", slept.append)
+    when = email.utils.formatdate(time.time() + 5, usegmt=True)
+    server.script(Reply(503, ERROR, headers={"Retry-After": when}), Reply(200, OPERATION))
+    with client(package, server) as c:
+        c.optim_step(SESSION)
+    assert 3.5 <= slept[0] <= 5.0
+
+
+def test_request_models_enforce_the_stated_limits(package):
+    m = __import__(f"together_rl_{REVISION}.models", fromlist=["RLAdamParams"])
+    with pytest.raises(
+        package.ValidationError, match=r"^adam_params\.beta1: must be < 1, got 1\.0$"
+    ):
+        m.RLOptimStepBody(adam_params=m.RLAdamParams(beta1=1.0)).to_dict()
+    with pytest.raises(package.ValidationError, match=r"^beta1: must be >= 0, got -0\.1$"):
+        m.RLAdamParams.from_dict({"beta1": -0.1})
+    with pytest.raises(package.ValidationError, match=r"must be <= 100"):
+        m.RLMuonParams.from_dict({"newton_schulz_steps": 101})
+    assert m.RLMuonParams.from_dict({"newton_schulz_steps": 5.0}).to_dict() == {
+        "newton_schulz_steps": 5
+    }
+    with pytest.raises(package.ValidationError, match="expected an integer"):
+        m.RLMuonParams.from_dict({"newton_schulz_steps": 5.5})
+
+
+def test_parameters_are_checked_against_their_schema(package, server):
+    with client(package, server) as c:
+        with pytest.raises(
+            package.ValidationError, match=r"^Idempotency-Key: must be at most 64 characters"
+        ):
+            c.optim_step(SESSION, idempotency_key="k" * 65)
+    assert server.seen == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"adam_params": {"beta1": 10**400}},
+        {"adam_params": {"beta1": float("nan")}},
+        {"muon_params": {"newton_schulz_steps": 10**5000}},
+    ],
+)
+def test_out_of_range_numbers_are_validation_errors(package, server, body):
+    with client(package, server) as c:
+        with pytest.raises(package.ValidationError):
+            c.optim_step(SESSION, **body)
+    assert server.seen == []
+
+
+def test_an_integral_float_is_sent_as_an_integer(package, server):
+    server.script(Reply(200, OPERATION))
+    with client(package, server) as c:
+        c.optim_step(SESSION, muon_params={"newton_schulz_steps": 5.0})
+    assert json.loads(server.seen[0].body) == {"muon_params": {"newton_schulz_steps": 5}}
+
+
+def test_the_async_client_retries_with_one_key_too(package, server):
+    import asyncio
+
+    server.script(Reply(502, ERROR), Reply(200, OPERATION))
+
+    async def call():
+        async with package.AsyncClient(api_key="k", base_url=server.url) as c:
+            return await c.optim_step(SESSION)
+
+    assert asyncio.run(call()).id == "op-1"
+    assert len(server.seen) == 2 and len(set(keys(server))) == 1
+
+
+def test_a_transport_error_of_httpx_becomes_ours(package):
+    def broken(request: httpx.Request) -> httpx.Response:
+        raise httpx.DecodingError("bad gzip")
+
+    with package.Client(api_key="k", transport=httpx.MockTransport(broken), max_retries=0) as c:
+        with pytest.raises(package.APIConnectionError, match="bad gzip"):
+            c.optim_step(SESSION)
+
+
+def test_the_package_passes_mypy_strict(package, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), "together_rl"],
+        cwd=Path(package.__file__).parent.parent,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
