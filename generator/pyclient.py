@@ -229,7 +229,7 @@ class PyClient:
         keyed = [op.method_name for op in self.operations if op.idempotency_key is not None]
         unsafe = [op.method_name for op in self.operations if not op.resendable]
         text = (
-            "Retries. A call is retried up to ``max_retries`` times, with exponential backoff "
+            "A call is retried up to ``max_retries`` times, with exponential backoff "
             "and jitter, or after the delay the server asks for (``retry-after-ms``, or "
             "``Retry-After`` in seconds or as an HTTP date, where it is at most 60 s); a "
             "server's ``x-should-retry: true`` or ``false`` decides on its own. A request the "

@@ -20,6 +20,9 @@ class Routes:
     submit: str
     retrieve: str
     id_parameter: str
+    """The retrieve path's parameter that holds the operation id."""
+    session_parameter: str
+    """The submit path's parameter that names the training session."""
 
 
 @dataclass(frozen=True)
@@ -46,9 +49,23 @@ def reference_view(
         non_finite_code=_non_finite_code(doc, rules.operation),
         known_fields=_tree(doc, rules.body),
         routes=Routes(
-            _path_pattern(rules.operation.path), _path_pattern(retrieve_path), id_parameter
+            _path_pattern(rules.operation.path),
+            _path_pattern(retrieve_path),
+            id_parameter,
+            _session_parameter(rules.operation),
         ),
     )
+
+
+def _session_parameter(operation: ir.Operation) -> str:
+    """The path parameter of the served operation that names the training session."""
+    names = [p.name for p in operation.parameters if p.location == "path"]
+    if len(names) != 1:
+        raise SpecError(
+            operation.pointer,
+            "the local reference serves an operation with one path parameter (the session)",
+        )
+    return names[0]
 
 
 def _non_finite_code(doc: ir.Document, operation: ir.Operation) -> str:

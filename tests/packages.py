@@ -37,3 +37,10 @@ def models(revision_id: str) -> ModuleType:
 def reference(revision_id: str) -> ModuleType:
     load(revision_id)
     return importlib.import_module(f"together_rl_{revision_id}.reference")
+
+
+def index_newest() -> str:
+    """The newest revision of ``spec/revisions.yaml``."""
+    from generator.revisions import load_index
+
+    return load_index(ROOT / "spec")[-1].id

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import urllib.error
@@ -11,10 +12,21 @@ import urllib.request
 
 import pytest
 import torch
+from conftest import ROOT
 from packages import GENERATED, REVISIONS, load, reference
 from torch import nn
 
+from generator.examples import sample
+from generator.revisions import load_index
+
 torch.set_num_threads(1)
+
+
+def required_fields(revision: str) -> dict:
+    """The revision's required body fields, with sample values (the weight-sync type, where a
+    revision requires one)."""
+    doc = load_index(ROOT / "spec").get(revision).document
+    return sample(doc, doc.operation("OptimStep").request_body.schema)
 
 
 def tiny_model() -> nn.Module:
@@ -33,11 +45,7 @@ def test_a_training_loop_runs_through_the_client_with_no_network(revision):
     pkg, ref = load(revision), reference(revision)
     model = tiny_model()
     session = ref.LocalSession(model, "adam", learning_rate=1e-2)
-    body = (
-        {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"}
-        if revision in ("baseline", "0c4fdad77435", "9ccc57e5e4b9", "ebd4756a41e4")
-        else {}
-    )
+    body = required_fields(revision)
     losses = []
     with pkg.Client(api_key="local", transport=ref.LocalTransport(session)) as client:
         for step in range(30):
@@ -98,8 +106,9 @@ def served():
     )
     try:
         line = process.stdout.readline()
-        assert line.startswith("serving revision f4885bc38424 (adam) on http://127.0.0.1:"), line
-        yield line.rsplit(" ", 1)[1].strip()
+        assert line.startswith("serving revision f4885bc38424 on http://127.0.0.1:"), line
+        assert "one adam session per session id, over the demonstration model" in line
+        yield re.search(r"http://[\d.]+:\d+", line).group(0)
     finally:
         process.terminate()
         process.wait(timeout=10)

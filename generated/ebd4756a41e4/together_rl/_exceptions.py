@@ -4,7 +4,7 @@ Every error it raises on purpose derives from :class:`APIError`, so ``except API
 them all::
 
     APIError
-    ├── ConfigurationError            the client misses a setting, such as the API key
+    ├── ConfigurationError            a setting is missing or wrong: the client's API key, ...
     ├── ValidationError (ValueError)  a value does not match the API's schema: JSON path and value
     │   └── RevisionMismatchError (TypeError)
     │                                 a field of an earlier revision that this one removed
@@ -21,8 +21,11 @@ them all::
     │   ├── RateLimitError            429
     │   └── InternalServerError       5xx
     ├── OperationFailedError          an operation that was waited for ended as FAILED
-    └── OperationTimeoutError (TimeoutError)
-                                      an operation that was waited for did not finish in time
+    ├── OperationTimeoutError (TimeoutError)
+    │                                 an operation that was waited for did not finish in time
+    ├── UnknownOperationError (LookupError)
+    │                                 the local reference has no operation with this id
+    └── IdempotencyKeyReusedError     the local reference got a key again with another body
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ __all__ = [
     "BadRequestError",
     "ConfigurationError",
     "ConflictError",
+    "IdempotencyKeyReusedError",
     "InternalServerError",
     "NotFoundError",
     "OperationFailedError",
@@ -54,6 +58,7 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "RevisionMismatchError",
+    "UnknownOperationError",
     "UnprocessableEntityError",
     "ValidationError",
 ]
@@ -82,7 +87,8 @@ class APIError(Exception):
 
 
 class ConfigurationError(APIError):
-    """The client is missing a setting it needs, such as the API key."""
+    """A setting is missing or wrong: the client's API key or base URL, a local session's
+    optimizer or defaults, ..."""
 
 
 class ValidationError(APIError, ValueError):
@@ -219,3 +225,20 @@ class OperationTimeoutError(APIError, TimeoutError):
             operation_id = str(operation.id)
             state = f"last status {operation.status}"
         super().__init__(f"operation {operation_id} did not finish within {timeout:g} s ({state})")
+
+
+class UnknownOperationError(APIError, LookupError):
+    """The local reference has no operation with this id."""
+
+
+class IdempotencyKeyReusedError(APIError):
+    """The local reference got an idempotency key again, with another request body: a key
+    names one request, and its retries; a changed body needs a new key."""
+
+    def __init__(self, key: str, operation_id: str) -> None:
+        self.key = key
+        self.operation_id = operation_id
+        super().__init__(
+            f"the idempotency key {key!r} was used for another request body (operation "
+            f"{operation_id}); use a new key for a changed request"
+        )

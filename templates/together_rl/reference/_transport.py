@@ -1,4 +1,4 @@
-"""httpx transports that serve the generated client from a local session, with no network."""
+"""httpx transports that serve the generated client from local sessions, with no network."""
 
 from __future__ import annotations
 
@@ -6,29 +6,34 @@ import asyncio
 
 import httpx
 
-from ._routes import respond
-from ._session import LocalSession
+from ._routes import Router, Sessions, SessionSource
 
 __all__ = ["LocalTransport"]
 
 
 class LocalTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
-    """Serve requests from ``session``, for ``Client(transport=...)`` and ``AsyncClient(transport=...)``.
+    """Serve requests from local sessions, for ``Client(transport=...)`` and
+    ``AsyncClient(transport=...)``.
 
-    The async side runs each step in a worker thread, so a long step does not block the event loop.
+    ``sessions`` is one :class:`LocalSession` (served under the first session id the client
+    uses), a mapping of session ids to sessions, or a function that makes the session of an id
+    on its first request. With an ``api_key``, requests must carry it as a bearer token. The
+    async side runs each step in a worker thread, so a long step does not block the event loop.
     """
 
-    def __init__(self, session: LocalSession) -> None:
-        self.session = session
+    def __init__(self, sessions: SessionSource, *, api_key: str | None = None) -> None:
+        self.router = Router(Sessions(sessions), api_key=api_key)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        status, payload = respond(self.session, request.method, _raw_path(request), request.read())
+        status, payload = self.router.respond(
+            request.method, _raw_path(request), request.headers, request.read()
+        )
         return httpx.Response(status, json=payload, request=request)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()
         status, payload = await asyncio.to_thread(
-            respond, self.session, request.method, _raw_path(request), body
+            self.router.respond, request.method, _raw_path(request), request.headers, body
         )
         return httpx.Response(status, json=payload, request=request)
 

@@ -7,8 +7,12 @@ parameters Muon does not handle), then count the step and clear the gradients.
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
 import math
 import threading
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,7 +21,12 @@ from typing import Any, Literal
 import torch
 from torch import Tensor, nn
 
-from .._exceptions import ValidationError
+from .._exceptions import (
+    ConfigurationError,
+    IdempotencyKeyReusedError,
+    UnknownOperationError,
+    ValidationError,
+)
 from .._model import at
 from ..models import (
     RLOptimStepOperation,
@@ -65,10 +74,6 @@ Optimizer = Literal["adam", "muon"]
 MuonFilter = Callable[[str, Tensor], bool]
 
 
-class UnknownOperationError(LookupError):
-    """No operation of this session has the id."""
-
-
 class _InvalidInput(Exception):
     def __init__(self, path: str, value: object, problem: str) -> None:
         super().__init__(f"{path or '(body)'}: {problem}, got {value!r}")
@@ -114,6 +119,12 @@ class LocalSession:
 
     Gradients accumulate in ``param.grad`` as usual; :meth:`optim_step` consumes them. Steps run
     one at a time, in the order they were submitted, also from several threads.
+
+    A step that fails changes nothing. With ``rollback``, the session copies the parameters,
+    gradients and optimizer state it is about to update, so that even an exception inside the
+    update (out of memory, say) leaves them as they were; that costs a copy of each per step.
+    Without it, such an exception leaves the session refusing further steps until
+    :meth:`load_state_dict` restores a saved state.
     """
 
     def __init__(
@@ -123,18 +134,19 @@ class LocalSession:
         *,
         muon_scaling: _optim.MuonScaling = "original",
         muon_filter: MuonFilter | None = None,
+        rollback: bool = False,
         **defaults: float,
     ) -> None:
         named = params.named_parameters() if isinstance(params, nn.Module) else params
         self._params: dict[str, Tensor] = {name: p for name, p in named if p.requires_grad}
         if optimizer not in ("adam", "muon"):
-            raise ValueError(f"optimizer must be 'adam' or 'muon', got {optimizer!r}")
+            raise ConfigurationError(f"optimizer must be 'adam' or 'muon', got {optimizer!r}")
         if muon_scaling not in ("original", "match_adam"):
-            raise ValueError(
+            raise ConfigurationError(
                 f"muon_scaling must be 'original' or 'match_adam', got {muon_scaling!r}"
             )
         if optimizer == "adam" and muon_filter is not None:
-            raise ValueError("muon_filter is for Muon sessions")
+            raise ConfigurationError("muon_filter is for Muon sessions")
         self.optimizer: Optimizer = optimizer
         self.muon_scaling: _optim.MuonScaling = muon_scaling
         self._adam_defaults, self._muon_defaults, self._clip_default = self._session_defaults(
@@ -146,12 +158,17 @@ class LocalSession:
         )
         for name in self._muon_names:
             if self._params[name].ndim != 2:
-                raise ValueError(f"Muon handles 2-D parameters only; the filter chose {name!r}")
+                raise ConfigurationError(
+                    f"Muon handles 2-D parameters only; the filter chose {name!r}"
+                )
         self._adam_state: dict[str, _optim.AdamParamState] = {}
         self._muon_state: dict[str, _optim.MuonParamState] = {}
         self._step = 0
-        self._operation_count = 0
         self._operations: dict[str, RLOptimStepOperation] = {}
+        self._keys: dict[str, tuple[str, str]] = {}
+        """Idempotency key -> (fingerprint of the request body, id of its operation)."""
+        self._rollback = rollback
+        self._broken: str | None = None
         self._turns = threading.Condition()
         self._next_ticket = 0
         self._serving = 0
@@ -172,16 +189,20 @@ class LocalSession:
             else:
                 table, name = muon, key
             if table is not None and name not in table:
-                raise TypeError(f"unknown session default {key!r} for a {optimizer} session")
+                raise ConfigurationError(
+                    f"unknown session default {key!r} for a {optimizer} session"
+                )
             check, problem = _RANGES[name]
             if (
                 isinstance(value, bool)
                 or not isinstance(value, (int, float))
                 or not math.isfinite(value)
             ):
-                raise ValueError(f"session default {key} must be a finite number, got {value!r}")
+                raise ConfigurationError(
+                    f"session default {key} must be a finite number, got {value!r}"
+                )
             if not check(value):
-                raise ValueError(f"session default {key} {problem}, got {value!r}")
+                raise ConfigurationError(f"session default {key} {problem}, got {value!r}")
             if table is None:
                 clip = value
             else:
@@ -195,31 +216,35 @@ class LocalSession:
 
     # -- operations ---------------------------------------------------------------------------------
 
-    def optim_step(self, body: Body | Mapping[str, Any]) -> RLOptimStepOperation:
+    def optim_step(
+        self,
+        body: Body | Mapping[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        gradients: Callable[[], object] | None = None,
+    ) -> RLOptimStepOperation:
         """Apply one optimizer step with the per-step overrides of ``body`` (the model, or a dict in
         the wire format) and return the finished operation: COMPLETED with ``output.step``, or
-        FAILED with an error code and a message."""
+        FAILED with an error code and a message, having changed nothing.
+
+        An ``idempotency_key`` seen before with the same body returns that request's operation
+        and applies no second step; with another body it raises IdempotencyKeyReusedError.
+        ``gradients``, where given, is called once the request is checked, to put this step's
+        gradients in ``.grad`` (a server computes them there, so that a refused request does not
+        leave gradients behind for the next step).
+        """
         with self._turn():
-            self._operation_count += 1
-            operation_id = f"optim-step-{self._operation_count}"
-            try:
-                settings = self._settings(body)
-            except (ValidationError, _InvalidInput) as exc:
-                code = RLTrainingOperationErrorCode.TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT
-                return self._record(_failed(operation_id, code, str(exc)))
-            names = [name for name, p in self._params.items() if p.grad is not None]
-            grads = [self._params[name].grad for name in names]
-            total_norm = _optim.total_grad_norm([g for g in grads if g is not None])
-            if not torch.isfinite(total_norm):
-                message = f"the total gradient norm is {total_norm.item()}; nothing was changed"
-                return self._record(_failed(operation_id, NON_FINITE, message))
-            self._apply(names, settings, total_norm)
-            self._step += 1
-            for p in self._params.values():
-                p.grad = None
-            result = RLOptimStepResult(step=str(self._step))
-            status = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
-            return self._record(RLOptimStepOperation(id=operation_id, status=status, output=result))
+            fingerprint = _fingerprint(body) if idempotency_key is not None else ""
+            if idempotency_key is not None and idempotency_key in self._keys:
+                seen, operation_id = self._keys[idempotency_key]
+                if seen != fingerprint:
+                    raise IdempotencyKeyReusedError(idempotency_key, operation_id)
+                return self._operations[operation_id]
+            operation = self._run(body, gradients)
+            self._operations[operation.id] = operation
+            if idempotency_key is not None:
+                self._keys[idempotency_key] = (fingerprint, operation.id)
+            return operation
 
     def get_operation(self, operation_id: str) -> RLOptimStepOperation:
         """The operation with this id, as it is now."""
@@ -228,15 +253,90 @@ class LocalSession:
         except KeyError:
             raise UnknownOperationError(f"no operation {operation_id!r} in this session") from None
 
+    def _run(
+        self, body: Body | Mapping[str, Any], gradients: Callable[[], object] | None
+    ) -> RLOptimStepOperation:
+        operation_id = str(uuid.uuid4())
+        if self._broken is not None:
+            return _failed(operation_id, _INTERNAL_ERROR, self._broken)
+        try:
+            settings = self._settings(body)
+        except (ValidationError, _InvalidInput) as exc:
+            return _failed(operation_id, _INVALID_INPUT, str(exc))
+        before = self._gradients() if gradients is not None or self._rollback else None
+        if gradients is not None:
+            try:
+                with torch.enable_grad():
+                    gradients()
+            except Exception as exc:
+                self._restore_gradients(before)
+                message = f"computing the step's gradients failed ({type(exc).__name__}: {exc})"
+                return _failed(operation_id, _INTERNAL_ERROR, message)
+        names = [name for name, p in self._params.items() if p.grad is not None]
+        total_norm = _optim.total_grad_norm([_grad(self._params[name]) for name in names])
+        if not torch.isfinite(total_norm):
+            if gradients is not None:
+                self._restore_gradients(before)
+            message = f"the total gradient norm is {total_norm.item()}; nothing was changed"
+            return _failed(operation_id, NON_FINITE, message)
+        saved = self._copy_state() if self._rollback else None
+        try:
+            self._apply(names, settings, total_norm)
+        except Exception as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+            if saved is None:
+                self._broken = (
+                    f"an update failed midway ({problem}), so parameters and optimizer state "
+                    "may be half-updated; restore a saved state with load_state_dict()"
+                )
+                return _failed(operation_id, _INTERNAL_ERROR, self._broken)
+            self._restore_state(saved)
+            self._restore_gradients(before)
+            return _failed(
+                operation_id, _INTERNAL_ERROR, f"the update failed ({problem}); nothing was changed"
+            )
+        self._step += 1
+        for p in self._params.values():
+            p.grad = None
+        result = RLOptimStepResult(step=str(self._step))
+        status = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
+        return RLOptimStepOperation(id=operation_id, status=status, output=result)
+
+    def _gradients(self) -> dict[str, Tensor | None]:
+        """A copy of every parameter's gradient, to put back if the step fails."""
+        return {
+            name: None if p.grad is None else p.grad.detach().clone()
+            for name, p in self._params.items()
+        }
+
+    def _restore_gradients(self, saved: Mapping[str, Tensor | None] | None) -> None:
+        if saved is None:
+            return
+        for name, grad in saved.items():
+            self._params[name].grad = grad
+
+    def _copy_state(self) -> tuple[dict[str, Tensor], Any, Any]:
+        """The parameters and the optimizer state, copied (for ``rollback``)."""
+        parameters = {name: p.detach().clone() for name, p in self._params.items()}
+        return parameters, copy.deepcopy(self._adam_state), copy.deepcopy(self._muon_state)
+
+    def _restore_state(self, saved: tuple[dict[str, Tensor], Any, Any]) -> None:
+        parameters, self._adam_state, self._muon_state = saved
+        with torch.no_grad():
+            for name, value in parameters.items():
+                self._params[name].copy_(value)
+
     # -- saving -------------------------------------------------------------------------------------
 
     def state_dict(self) -> dict[str, Any]:
-        """Parameters, optimizer state and step counter, to continue bit-for-bit after loading."""
+        """Parameters, optimizer state, step counter, operations and idempotency keys, to continue
+        bit-for-bit after loading."""
         with self._turn():
             return {
                 "optimizer": self.optimizer,
                 "step": self._step,
-                "operations": self._operation_count,
+                "operations": {key: op.to_dict() for key, op in self._operations.items()},
+                "idempotency_keys": {key: list(entry) for key, entry in self._keys.items()},
                 "parameters": {name: p.detach().clone() for name, p in self._params.items()},
                 "adam": {
                     name: {
@@ -256,15 +356,15 @@ class LocalSession:
         """Restore what :meth:`state_dict` saved into this session's parameters and state."""
         with self._turn():
             if state["optimizer"] != self.optimizer:
-                raise ValueError(
+                raise ConfigurationError(
                     f"the state is of a {state['optimizer']} session, this is a {self.optimizer} one"
                 )
             saved = state["parameters"]
             if set(saved) != set(self._params):
-                raise ValueError("the state's parameters are not this session's parameters")
+                raise ConfigurationError("the state's parameters are not this session's parameters")
             for name, value in saved.items():
                 if value.shape != self._params[name].shape:
-                    raise ValueError(
+                    raise ConfigurationError(
                         f"parameter {name!r} has shape {tuple(value.shape)} in the state"
                     )
             with torch.no_grad():
@@ -281,7 +381,13 @@ class LocalSession:
                 for name, s in state["muon"].items()
             }
             self._step = int(state["step"])
-            self._operation_count = int(state["operations"])
+            self._operations = {
+                key: RLOptimStepOperation.from_dict(op) for key, op in state["operations"].items()
+            }
+            self._keys = {
+                key: (entry[0], entry[1]) for key, entry in state["idempotency_keys"].items()
+            }
+            self._broken = None
 
     # -- one step -----------------------------------------------------------------------------------
 
@@ -353,9 +459,19 @@ class LocalSession:
                 self._serving += 1
                 self._turns.notify_all()
 
-    def _record(self, operation: RLOptimStepOperation) -> RLOptimStepOperation:
-        self._operations[operation.id] = operation
-        return operation
+
+_INVALID_INPUT = RLTrainingOperationErrorCode.TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT
+_INTERNAL_ERROR = RLTrainingOperationErrorCode.TRAINING_OPERATION_ERROR_CODE_INTERNAL_ERROR
+
+
+def _fingerprint(body: Body | Mapping[str, Any]) -> str:
+    """What an idempotency key is compared by: the body's JSON, keys sorted."""
+    data = body.to_dict() if isinstance(body, Body) else body
+    try:
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(data)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _grad(param: Tensor) -> Tensor:

@@ -14,7 +14,16 @@ from typing import Any
 from ..models import RLOptimStepBody, RLTrainingOperationErrorCode
 from ._rules import Group, Refused, Rule, Sets
 
-__all__ = ["Body", "KNOWN_FIELDS", "NON_FINITE", "OPERATION_ID", "RETRIEVE", "RULES", "SUBMIT"]
+__all__ = [
+    "Body",
+    "KNOWN_FIELDS",
+    "NON_FINITE",
+    "OPERATION_ID",
+    "RETRIEVE",
+    "RULES",
+    "SESSION_ID",
+    "SUBMIT",
+]
 
 Body = RLOptimStepBody
 """The request body of a step."""
@@ -61,6 +70,10 @@ RETRIEVE = re.compile(
 """The raw path an operation is read from; its ``OPERATION_ID`` group is the operation's id."""
 
 OPERATION_ID = "operation_id"
+"""The group of ``RETRIEVE`` that holds the operation's id."""
+
+SESSION_ID = "session_id"
+"""The group of ``SUBMIT`` and ``RETRIEVE`` that holds the training session's id."""
 
 KNOWN_FIELDS: dict[str, Any] = {
     "adam_params": {
