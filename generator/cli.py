@@ -54,6 +54,11 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("old", help="revision id from revisions.yaml, or a document's path")
     diff.add_argument("new", help="revision id from revisions.yaml, or a document's path")
     diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.add_argument(
+        "--descriptions",
+        action="store_true",
+        help="also list changed descriptions and summaries (the changelog leaves them out)",
+    )
     diff.set_defaults(run=_diff)
 
     history = commands.add_parser("changelog", help="an operation's change history, in markdown")
@@ -181,7 +186,11 @@ def _document(spec_dir: Path, name: str) -> Document:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    changes = diff_documents(_document(args.spec_dir, args.old), _document(args.spec_dir, args.new))
+    changes = diff_documents(
+        _document(args.spec_dir, args.old),
+        _document(args.spec_dir, args.new),
+        descriptions=args.descriptions,
+    )
     print(_FORMATS[args.format](changes), end="")
     return 0
 
@@ -261,8 +270,8 @@ def _add_revision(args: argparse.Namespace) -> int:
         f"wrote {target} and appended revision {args.revision_id} to {args.spec_dir}/revisions.yaml"
     )
     new = load_index(args.spec_dir).get(args.revision_id)
-    changes = diff_documents(previous.document, new.document)
-    print(f"\nchanges from {previous.id} to {args.revision_id}:")
+    changes = diff_documents(previous.document, new.document, descriptions=True)
+    print(f"\nchanges from {previous.id} to {args.revision_id} (descriptions included):")
     print(_text(changes) or "none\n", end="")
     roles = load_field_roles(args.spec_dir)
     for field in resolve(new.document, roles).unassigned:

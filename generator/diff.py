@@ -55,8 +55,14 @@ class Change:
         }
 
 
-def diff_documents(old: ir.Document, new: ir.Document) -> list[Change]:
-    """Every change from ``old`` to ``new``: by operation, then level, check id and path."""
+def diff_documents(
+    old: ir.Document, new: ir.Document, *, descriptions: bool = False
+) -> list[Change]:
+    """Every change from ``old`` to ``new``: by operation, then level, check id and path.
+
+    Changed descriptions and summaries are listed (as ``info``) only with ``descriptions``: the
+    API's change history, which the changelog reproduces, leaves them out.
+    """
     changes: list[Change] = []
     old_ops = {op.key: op for op in old.operations}
     new_ops = {op.key: op for op in new.operations}
@@ -86,7 +92,7 @@ def diff_documents(old: ir.Document, new: ir.Document) -> list[Change]:
                     )
                 )
         else:
-            changes.extend(_OperationDiff(old, new, key).compare(op, new_ops[key]))
+            changes.extend(_OperationDiff(old, new, key, descriptions).compare(op, new_ops[key]))
     return sorted(changes, key=Change.sort_key)
 
 
@@ -138,8 +144,11 @@ class _OperationDiff:
     in, so that a recursive schema is compared once where it begins.
     """
 
-    def __init__(self, old_doc: ir.Document, new_doc: ir.Document, key: str) -> None:
+    def __init__(
+        self, old_doc: ir.Document, new_doc: ir.Document, key: str, descriptions: bool = False
+    ) -> None:
         self.old_doc, self.new_doc, self.key = old_doc, new_doc, key
+        self.descriptions = descriptions
         self.changes: list[Change] = []
         self.todo: list[tuple[ir.Schema, ir.Schema, str, _Scope, _Frames]] = []
         self.frames: _Frames = frozenset()
@@ -148,6 +157,14 @@ class _OperationDiff:
         self.changes.append(Change(self.key, level, check, path, message))
 
     def compare(self, old: ir.Operation, new: ir.Operation) -> list[Change]:
+        for what in ("summary", "description"):
+            self.text(
+                getattr(old, what),
+                getattr(new, what),
+                f"operation-{what}-changed",
+                "",
+                f"the operation's {what} changed",
+            )
         self.parameters(old, new)
         old_body, new_body = old.request_body, new.request_body
         if old_body and new_body and old_body.schema and new_body.schema:
@@ -177,6 +194,13 @@ class _OperationDiff:
                 )
                 continue
             scope = _Scope("request", parameter=param)
+            self.text(
+                before.description,
+                param.description,
+                "request-parameter-description-changed",
+                name,
+                f"the description of {scope.subject(name)} changed",
+            )
             if param.required and not before.required:
                 self.add(
                     Level.ERROR,
@@ -237,8 +261,21 @@ class _OperationDiff:
             frames = frames | {frame}
         self.todo.append((old, new, path, scope, frames))
 
+    def text(self, old: str | None, new: str | None, check: str, path: str, message: str) -> None:
+        """A changed description or summary, where those are listed."""
+        if self.descriptions and (old or "").split() != (new or "").split():
+            self.add(Level.INFO, check, path, message)
+
     def resolved(self, old_ref: ir.Schema, new_ref: ir.Schema, path: str, scope: _Scope) -> None:
         old, new = self.old_doc.resolve(old_ref), self.new_doc.resolve(new_ref)
+        if scope.parameter is None:
+            self.text(
+                old_ref.description or old.description,
+                new_ref.description or new.description,
+                scope.check(path, "description-changed"),
+                path,
+                f"the description of {scope.subject(path)} changed{scope.tail}",
+            )
         self.nullable(
             old_ref.nullable or old.nullable, new_ref.nullable or new.nullable, path, scope
         )

@@ -58,6 +58,7 @@ def operation_page(doc: ir.Document, operation: ir.Operation) -> OperationPage:
                     f"`{p.name}` {tree.label(p.schema)}",
                     p.required,
                     p.description or tree.description(p.schema),
+                    tree.details(p.schema),
                 )
             )
             for p in operation.parameters
@@ -79,9 +80,28 @@ def operation_page(doc: ir.Document, operation: ir.Operation) -> OperationPage:
     )
 
 
-def _describe(head: str, required: bool, description: str | None) -> str:
+def _describe(head: str, required: bool, description: str | None, details: str = "") -> str:
     text = head + (", required" if required else "")
-    return f"{text} — {description}" if description else text
+    about = " ".join(part for part in (description, details) if part)
+    return f"{text} — {about}" if about else text
+
+
+# How the page words a schema's constraints.
+_CONSTRAINT_WORDS = {
+    "minimum": "Minimum",
+    "maximum": "Maximum",
+    "exclusiveMinimum": "Greater than",
+    "exclusiveMaximum": "Less than",
+    "multipleOf": "Multiple of",
+    "minLength": "Minimum length",
+    "maxLength": "Maximum length",
+    "pattern": "Pattern",
+    "minItems": "Minimum items",
+    "maxItems": "Maximum items",
+    "uniqueItems": "Unique items",
+    "minProperties": "Minimum properties",
+    "maxProperties": "Maximum properties",
+}
 
 
 class _Tree:
@@ -98,7 +118,7 @@ class _Tree:
         if isinstance(schema, ir.Ref):
             return schema.name
         if isinstance(resolved, ir.Primitive):
-            return resolved.type
+            return f"{resolved.type} ({resolved.format})" if resolved.format else resolved.type
         if isinstance(resolved, ir.Union):
             return "union"
         if isinstance(resolved, ir.Array):
@@ -112,6 +132,19 @@ class _Tree:
     def description(self, schema: ir.Schema) -> str | None:
         """A property's own description, else the description of the schema it refers to."""
         return schema.description or self.doc.resolve(schema).description
+
+    def details(self, schema: ir.Schema) -> str:
+        """A schema's default (an enum's is left out, as on the documentation site) and
+        constraints, as sentences: ``Default: `1.0`. Minimum: `0`.``"""
+        resolved = self.doc.resolve(schema)
+        parts = []
+        default = schema.default if schema.has_default else resolved.default
+        if default is not ir.NO_VALUE and default is not None and not isinstance(resolved, ir.Enum):
+            parts.append(f"Default: `{json.dumps(default)}`.")
+        for word, value in (*resolved.constraints, *schema.constraints):
+            shown = json.dumps(value) if not isinstance(value, bool) else str(value).lower()
+            parts.append(f"{_CONSTRAINT_WORDS.get(word, word)}: `{shown}`.")
+        return " ".join(dict.fromkeys(parts))
 
     def root(self, schema: ir.Schema) -> Line:
         head = self.label(schema)
@@ -130,7 +163,10 @@ class _Tree:
             return tuple(
                 Line(
                     _describe(
-                        f"`{p.name}` {self.label(p.schema)}", p.required, self.description(p.schema)
+                        f"`{p.name}` {self.label(p.schema)}",
+                        p.required,
+                        self.description(p.schema),
+                        self.details(p.schema),
                     ),
                     self.children(p.schema, seen),
                 )

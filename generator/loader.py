@@ -49,12 +49,27 @@ def parse_yaml(text: str, source: str) -> Any:
         with _collector_paused():
             return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SpecError("", f"not valid YAML{where}: {problem}", source=source) from exc
+        raise SpecError("", f"not valid YAML: {_yaml_problem(exc)}", source=source) from exc
     except ValueError as exc:  # a scalar YAML cannot construct, such as the date 2026-13-01
         raise SpecError("", f"not valid YAML: {exc}", source=source) from exc
+
+
+def _where(mark: Any) -> str:
+    return f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's account of a syntax error: where the construct began that it could not finish
+    (``while parsing a flow sequence ... line 105``, where the mistake usually is), then what it
+    found and where."""
+    problem = getattr(exc, "problem", None)
+    if problem is None:
+        return str(exc)
+    found = f"{problem}{_where(getattr(exc, 'problem_mark', None))}"
+    context = getattr(exc, "context", None)
+    if context is None:
+        return found
+    return f"{context}{_where(getattr(exc, 'context_mark', None))}, {found}"
 
 
 class _Dumper(yaml.SafeDumper):

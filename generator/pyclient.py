@@ -100,6 +100,9 @@ class PyOperation:
     body_model: str | None
     body_fields: tuple[PyBodyField, ...]
     response_model: str | None
+    removed_fields: tuple[tuple[str, str], ...] = ()
+    """``(argument name, "was removed in revision ...")`` for body fields of earlier revisions:
+    passing one raises RevisionMismatchError rather than Python's bare TypeError."""
 
     @property
     def keyword_parameters(self) -> tuple[PyParameter, ...]:
@@ -261,6 +264,11 @@ class PyClient:
         return sorted(frozenset().union(*(op.helpers for op in self.operations)))
 
     @property
+    def rejects_removed_fields(self) -> bool:
+        """Whether an operation takes body fields of earlier revisions that this one removed."""
+        return any(op.removed_fields for op in self.operations)
+
+    @property
     def waiter_models(self) -> list[str]:
         """The models of the operations the waiters wait for, sorted."""
         return sorted({w.model for w in self.waiters})
@@ -347,9 +355,11 @@ def _operation(doc: ir.Document, module: PyModule, op: ir.Operation) -> PyOperat
         )
     body_model = None
     fields: tuple[PyBodyField, ...] = ()
+    removed: tuple[tuple[str, str], ...] = ()
     if op.request_body and op.request_body.schema:
         body_model = _model_of(op.request_body.schema, op.request_body.pointer)
         model = module.model(body_model)
+        removed = tuple((attribute_name(key), note) for key, note in model.other_revisions)
         fields = tuple(PyBodyField(f) for f in model.fields)
     success = next((r for r in op.responses if r.status.startswith("2")), None)
     response_model = None
@@ -373,6 +383,7 @@ def _operation(doc: ir.Document, module: PyModule, op: ir.Operation) -> PyOperat
         cookie_parameters=tuple(p for p in params if p.location == "cookie"),
         body_model=body_model,
         body_fields=fields,
+        removed_fields=removed,
         response_model=response_model,
     )
 

@@ -69,7 +69,7 @@ def test_the_published_document_is_cut_to_the_operations_and_normalised(spec, ca
     )
     assert main(["--spec-dir", str(spec), "validate", str(new.file)]) == 0
     # and the diff against the revision before it
-    assert f"changes from {index[-2].id} to upstream1:" in out
+    assert f"changes from {index[-2].id} to upstream1 (descriptions included):" in out
     assert "removed the request property `adam_params`" in out
 
 

@@ -468,3 +468,34 @@ def test_logs_requests_and_retries_but_never_the_api_key(server, caplog):
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "answered 503; retry 1 in" in text and f"GET {server.url}{OPTIM_PATH}/op-1" in text
     assert KEY not in text
+
+
+def test_an_argument_of_an_earlier_revision_names_the_revision_that_removed_it(server):
+    pkg = load("f4885bc38424")
+    with client_for("f4885bc38424", server) as client:
+        with pytest.raises(pkg.RevisionMismatchError) as caught:
+            client.optim_step(SESSION, weight_sync_type="WEIGHT_SYNC_TYPE_SYNCHRONOUS")
+    assert str(caught.value) == (
+        "optim_step(): `weight_sync_type` was removed in revision f26a23fab8e0, 2026-08-08 "
+        "(this package implements revision f4885bc38424)"
+    )
+    assert isinstance(caught.value, TypeError) and server.seen == []
+    # the models say the same, from the constructor and from from_dict
+    m = models("f4885bc38424")
+    for make in (
+        lambda: m.RLOptimStepBody(weight_sync_type="WEIGHT_SYNC_TYPE_SYNCHRONOUS"),
+        lambda: m.RLOptimStepBody.from_dict({"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"}),
+    ):
+        with pytest.raises(pkg.RevisionMismatchError, match="removed in revision f26a23fab8e0"):
+            make()
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_each_argument_has_one_line_of_its_own_in_the_docstring(revision):
+    import inspect
+
+    doc = inspect.getdoc(load(revision).Client.optim_step)
+    args = doc.split("Args:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    names = [line.split(":", 1)[0].strip() for line in args if not line.startswith("        ")]
+    signature = inspect.signature(load(revision).Client.optim_step).parameters
+    assert names == [name for name in signature if name != "self"]

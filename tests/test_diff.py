@@ -591,3 +591,28 @@ def test_response_statuses_added_and_removed():
             "added the success response with the status `201`",
         ),
     ]
+
+
+def test_changed_descriptions_are_listed_only_when_asked_for():
+    old = document(obj(beta=({"type": "number", "description": "old words"})))
+    new = document(obj(beta=({"type": "number", "description": "new words"})))
+    new["paths"][PATH]["post"]["description"] = "Does things."
+    old_doc, new_doc = parse(old), parse(new)
+    assert diff_documents(old_doc, new_doc) == []
+    listed = diff_documents(old_doc, new_doc, descriptions=True)
+    assert [(c.level, c.check, c.path, c.message) for c in listed] == [
+        (Level.INFO, "operation-description-changed", "", "the operation's description changed"),
+        (
+            Level.INFO,
+            "request-property-description-changed",
+            "beta",
+            "the description of the `beta` request property changed",
+        ),
+    ]
+
+
+def test_the_command_lists_descriptions_with_a_flag(capsys):
+    assert main(["diff", "ebd4756a41e4", "f26a23fab8e0"]) == 0
+    assert "description" not in capsys.readouterr().out
+    assert main(["diff", "ebd4756a41e4", "f26a23fab8e0", "--descriptions"]) == 0
+    assert "operation-description-changed" in capsys.readouterr().out

@@ -79,3 +79,13 @@ def test_package_readme_examples_run_against_a_server(tmp_path):
         assert result.returncode == 0, f"{package.name}: {result.stderr}"
         assert "completed:" in result.stdout
         assert [s.method for s in server.seen] == ["POST", "GET"]
+
+
+def test_pages_show_defaults_and_formats():
+    """The documentation site's format, with a field's default (not an enum's) and format."""
+    page = (GENERATED / "0c4fdad77435" / "docs" / "OptimStep.md").read_text(encoding="utf-8")
+    line = next(x for x in page.splitlines() if x.startswith("  - `max_grad_norm` "))
+    assert line.endswith("clipped to the session default (1.0). Default: `1.0`.")
+    page = (GENERATED / "baseline" / "docs" / "OptimStep.md").read_text(encoding="utf-8")
+    assert "    - `beta1` number (float) — Exponential decay rate" in page
+    assert "`newton_schulz_steps` integer (int64) — Number of Newton-Schulz iterations" in page

@@ -5,6 +5,7 @@ The revision is appended to a copy of the project, as a maintainer would append 
 
 from __future__ import annotations
 
+import importlib
 import json
 import uuid
 
@@ -240,3 +241,21 @@ def test_the_package_passes_mypy_strict(package, tmp_path):
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_what_is_written_holds_for_this_revision(package):
+    """Text true only of some revisions is rendered only into them."""
+    from pathlib import Path
+
+    client = importlib.import_module(f"together_rl_{REVISION}._client")
+    assert "carries no idempotency key" not in client.__doc__
+    assert "a call that carries an idempotency key (``optim_step``" in " ".join(
+        client.__doc__.split()
+    )
+    readme = (Path(package.__file__).parent.parent / "README.md").read_text()
+    assert "carries no idempotency key" not in readme
+    page = (Path(package.__file__).parent.parent / "docs" / "OptimStep.md").read_text()
+    assert (
+        "`beta1` number — Exponential decay rate for the first-moment estimate Minimum: `0`. Less than: `1`."
+        in page
+    )

@@ -262,3 +262,9 @@ def test_mypy_strict_passes_on_the_generated_package(revision, mypy_cache):
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_unset_prints_as_unset(revision):
+    unset = load(revision).UNSET
+    assert (str(unset), repr(unset), f"{unset}", f"{unset!r}") == ("UNSET",) * 4

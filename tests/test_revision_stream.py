@@ -82,6 +82,7 @@ def test_the_diff_names_each_change_at_its_level(appended):
             f"`header` request parameter `{OPTIONAL_HEADER}`",
         ),
         ("info", "new-optional-request-property", f"request property `{BODY_FIELD}`"),
+        ("info", "operation-description-changed", "the operation's description changed"),
     ]
     for level, check, words in expected:
         assert any(line.split()[:2] == [level, check] and words in line for line in lines), (

@@ -46,7 +46,10 @@ def test_yaml_syntax_error_names_the_line(tmp_path, capsys):
     broken = tmp_path / "broken.yaml"
     broken.write_text("openapi: 3.1.0\ninfo: [unclosed\n")
     assert main(["validate", str(broken)]) == 1
-    assert "not valid YAML at line" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    # where the unclosed list began (the mistake), then where PyYAML noticed it
+    assert "not valid YAML: while parsing a flow sequence at line 2, column 7, " in out
+    assert "did not find expected ',' or ']' at line 3, column 1" in out
 
 
 def test_module_entry_point_exits_1_on_invalid_documents():

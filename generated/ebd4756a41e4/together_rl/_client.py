@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import logging
 import os
@@ -23,7 +24,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 import httpx
@@ -43,6 +44,7 @@ from ._exceptions import (
     OperationTimeoutError,
     PermissionDeniedError,
     RateLimitError,
+    RevisionMismatchError,
     UnprocessableEntityError,
     ValidationError,
 )
@@ -81,10 +83,28 @@ _RETRIED_STATUSES = frozenset({408, 409, 429})
 _NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 M = TypeVar("M", bound=Model)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _DeadlinePassed(Exception):
     """A waiter's deadline came before the request could be sent or sent again."""
+
+
+def _rejecting_removed_fields(removed: Mapping[str, str]) -> Callable[[F], F]:
+    """A method that raises RevisionMismatchError, naming the revision, for an argument that an
+    earlier revision had and this one removed (rather than Python's bare TypeError)."""
+
+    def decorate(method: F) -> F:
+        @functools.wraps(method)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            for name in kwargs:
+                if name in removed:
+                    raise RevisionMismatchError(f"{method.__name__}()", name, removed[name])
+            return method(*args, **kwargs)
+
+        return cast(F, checked)
+
+    return decorate
 
 
 def _text(value: object) -> str:
@@ -409,6 +429,13 @@ class Client(_BaseClient):
             time.sleep(delay)
             attempt += 1
 
+    @_rejecting_removed_fields(
+        {
+            "adamw_params": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
+            "learning_rate": "was removed in revision 0c4fdad77435, 2026-07-26",
+            "max_grad_norm": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
+        }
+    )
     def optim_step(
         self,
         session_id: str,
@@ -614,6 +641,13 @@ class AsyncClient(_BaseClient):
             await asyncio.sleep(delay)
             attempt += 1
 
+    @_rejecting_removed_fields(
+        {
+            "adamw_params": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
+            "learning_rate": "was removed in revision 0c4fdad77435, 2026-07-26",
+            "max_grad_norm": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
+        }
+    )
     async def optim_step(
         self,
         session_id: str,

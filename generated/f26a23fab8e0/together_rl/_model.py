@@ -31,6 +31,9 @@ class Unset(enum.Enum):
     def __repr__(self) -> str:
         return "UNSET"
 
+    def __str__(self) -> str:
+        return "UNSET"
+
     def __bool__(self) -> bool:
         return False
 
