@@ -17,7 +17,7 @@ from .errors import GeneratorError
 from .ir import Document
 from .loader import load_yaml
 from .parser import parse_file
-from .revisions import append_revision, check_new_revision, load_index
+from .revisions import RevisionIndex, append_revision, check_new_revision, load_index
 
 DEFAULT_SPEC_DIR = Path("spec")
 DEFAULT_OUT = Path("generated")
@@ -68,6 +68,13 @@ def _parser() -> argparse.ArgumentParser:
         help='"METHOD /path" or an operationId, e.g. "POST /rl/training-sessions/{session_id}/operations/optim-step"',
     )
     history.set_defaults(run=_changelog)
+
+    compat_command = commands.add_parser(
+        "compat",
+        help="the compatibility matrix: clients of each revision against servers of each",
+    )
+    compat_command.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    compat_command.set_defaults(run=_compat)
 
     add = commands.add_parser(
         "add-revision",
@@ -283,6 +290,32 @@ def _add_revision(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compat(args: argparse.Namespace) -> int:
+    from . import compat
+    from .fieldroles import load_field_roles
+
+    index = load_index(args.spec_dir)
+    pairs = compat.matrix(list(index), load_field_roles(args.spec_dir))
+    if args.format == "json":
+        print(compat.as_json(pairs), end="")
+    else:
+        print(compat.as_markdown(list(index), pairs, title=COMPATIBILITY_TITLE), end="")
+    return 0
+
+
+COMPATIBILITY_FILE = "COMPATIBILITY.md"
+COMPATIBILITY_TITLE = "Which clients work with which servers"
+
+
+def _compatibility(index: RevisionIndex) -> str:
+    """The text of COMPATIBILITY.md: the matrix of every pair of revisions."""
+    from . import compat
+    from .fieldroles import load_field_roles
+
+    pairs = compat.matrix(list(index), load_field_roles(index.spec_dir))
+    return compat.as_markdown(list(index), pairs, title=COMPATIBILITY_TITLE)
+
+
 def _generate(args: argparse.Namespace) -> int:
     from . import readme
     from .render import render_all
@@ -296,8 +329,14 @@ def _generate(args: argparse.Namespace) -> int:
     for warning in rendering.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     write_tree(rendering.files, args.out, only=args.revisions)
-    if args.readme.is_file() and readme.update(args.readme, package_versions(index)):
-        print(f"updated the revision table in {args.readme}")
+    if args.readme.is_file():
+        if readme.update(args.readme, package_versions(index)):
+            print(f"updated the revision table in {args.readme}")
+        matrix = args.readme.parent / COMPATIBILITY_FILE
+        text = _compatibility(index)
+        if not matrix.is_file() or matrix.read_text(encoding="utf-8") != text:
+            matrix.write_text(text, encoding="utf-8")
+            print(f"updated {matrix}")
     count = len(args.revisions) if args.revisions else len(index)
     print(f"rendered {len(rendering.files)} files of {count} revisions into {args.out}")
     return 0
@@ -319,6 +358,11 @@ def _check(args: argparse.Namespace) -> int:
         )
         differences += tree_differences(
             {args.readme.name: wanted.encode()}, {args.readme.name: text.encode()}, label="."
+        )
+        matrix = args.readme.parent / COMPATIBILITY_FILE
+        have = {matrix.name: matrix.read_bytes()} if matrix.is_file() else {}
+        differences += tree_differences(
+            {matrix.name: _compatibility(index).encode()}, have, label="."
         )
     for difference in differences:
         print(difference, end="" if difference.endswith("\n") else "\n")

@@ -36,6 +36,13 @@ class ReferenceView:
     """The body's field names as a tree (``None`` leaves), for ignoring unknown fields."""
     routes: Routes
 
+    @property
+    def required_headers(self) -> tuple[str, ...]:
+        """The served operation's required header parameters."""
+        return tuple(
+            p.name for p in self.rules.operation.parameters if p.location == "header" and p.required
+        )
+
 
 def reference_view(
     doc: ir.Document, roles: FieldRoles, retrieve_path: str, id_parameter: str

@@ -16,7 +16,7 @@ from typing import Any
 
 import jinja2
 
-from . import changelog, ir
+from . import changelog, compat, ir
 from .docpage import operation_page
 from .errors import GeneratorError
 from .examples import sample
@@ -150,6 +150,7 @@ def render_package(
     module = build_module(revisions, len(revisions) - 1)
     client = build_client(doc, module)
     reference = _reference(doc, client, roles)
+    servers = [compat.pair(revision, earlier, roles) for earlier in revisions[:-1]]
     pages = [operation_page(doc, op) for op in doc.operations]
     context: dict[str, Any] = {
         "revision": revision,
@@ -158,6 +159,9 @@ def render_package(
         "module": module,
         "client": client,
         "reference": reference,
+        "servers": servers,
+        "pair_details": compat.details,
+        "not_applied": {p.server.id: compat.not_applied(p) for p in servers},
         "pages": pages,
         "example": _example(doc, client),
     }

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,30 +19,45 @@ class Served:
     """A running server; ``url`` is its address, ``stop()`` ends it."""
 
     def __init__(
-        self, revision: str, *args: str, env: dict[str, str] | None = None, root: Path = GENERATED
+        self,
+        revision: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        root: Path = GENERATED,
+        wait: bool = True,
     ) -> None:
         environment = {k: v for k, v in os.environ.items() if k != "TOGETHER_API_KEY"}
         environment.update(env or {})
+        self.log_file = tempfile.TemporaryFile(mode="w+")  # a pipe would fill and stall it
         self.process = subprocess.Popen(
             [sys.executable, "-m", "together_rl.reference.serve", "--port", "0", *args],
             cwd=root / revision,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self.log_file,
             text=True,
             env=environment,
         )
+        if wait:
+            self.ready()
+
+    def ready(self) -> Served:
+        """Wait for the server to listen (for one started with ``wait=False``)."""
         self.banner = self.process.stdout.readline()
         match = re.search(r"http://([\d.]+):(\d+)", self.banner)
         if match is None:
             self.process.kill()
-            raise AssertionError(self.banner + self.process.stderr.read())
+            raise AssertionError(self.banner + self.stop())
         self.host, self.port = match.group(1), int(match.group(2))
         self.url = match.group(0)
+        return self
 
     def stop(self) -> str:
         """End the server; its log."""
         self.process.terminate()
-        _, log = self.process.communicate(timeout=10)
+        self.process.communicate(timeout=10)
+        self.log_file.seek(0)
+        log = self.log_file.read()
+        self.log_file.close()
         return log
 
     def __enter__(self) -> Served:

@@ -8,3 +8,19 @@ SPEC_DATE: str | None = "2026-07-26"
 
 __version__ = "2.0.0"
 """The version of this package; see CHANGELOG.md for how it follows the revisions."""
+
+NOT_APPLIED_BY: dict[str, dict[str, str]] = {
+    "baseline": {
+        "adamw_params.learning_rate": "ignored in an Adam session: the server does not know the field and drops it",
+        "muon_params.learning_rate": "ignored in a Muon session: the server does not know the field and drops it",
+        "muon_params.adamw.learning_rate": "ignored in a Muon session: the server does not know `muon_params.adamw` and drops it",
+        "muon_params.adamw.beta1": "ignored in a Muon session: the server does not know `muon_params.adamw` and drops it",
+        "muon_params.adamw.beta2": "ignored in a Muon session: the server does not know `muon_params.adamw` and drops it",
+        "muon_params.adamw.eps": "ignored in a Muon session: the server does not know `muon_params.adamw` and drops it",
+        "muon_params.adamw.weight_decay": "ignored in a Muon session: the server does not know `muon_params.adamw` and drops it",
+    },
+}
+"""For each earlier revision of the API, the optim-step request fields of this package that a
+server of that revision does not apply as this package means them (it ignores or rejects them),
+by JSON path, with why; under ``"(request)"`` where it rejects every request. A client told its
+server's revision (``server_revision=``) warns of those it sends."""

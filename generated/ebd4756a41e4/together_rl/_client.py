@@ -22,7 +22,7 @@ import os
 import random
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, TypeVar, cast
 from urllib.parse import quote
@@ -49,6 +49,7 @@ from ._exceptions import (
     ValidationError,
 )
 from ._model import UNSET, Model, Unset, check_string
+from ._revision import NOT_APPLIED_BY, SPEC_REVISION
 from .models import (
     ErrorData,
     RLAdamParams,
@@ -105,6 +106,15 @@ def _rejecting_removed_fields(removed: Mapping[str, str]) -> Callable[[F], F]:
         return cast(F, checked)
 
     return decorate
+
+
+def _paths(data: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
+    """The JSON paths of the fields set in ``data``, nested objects' fields included."""
+    for key, value in data.items():
+        path = f"{prefix}.{key}" if prefix else key
+        yield path
+        if isinstance(value, Mapping):
+            yield from _paths(value, path)
 
 
 def _text(value: object) -> str:
@@ -221,6 +231,7 @@ class _BaseClient:
         timeout: float | httpx.Timeout,
         max_retries: int,
         headers: Mapping[str, str] | None,
+        server_revision: str | None,
     ) -> None:
         api_key = api_key if api_key is not None else os.environ.get("TOGETHER_API_KEY")
         if not api_key:
@@ -243,6 +254,15 @@ class _BaseClient:
         except (TypeError, ValueError) as exc:
             raise ConfigurationError(f"timeout {timeout!r} is not a timeout: {exc}") from None
         self.max_retries = max_retries
+        self.server_revision = server_revision
+        if server_revision not in (None, SPEC_REVISION, *NOT_APPLIED_BY):
+            logger.warning(
+                "the server's revision %s is not known to this package (revision %s): which of "
+                "the fields it sends that server ignores cannot be told; see the project's "
+                "compatibility matrix (python -m generator compat)",
+                server_revision,
+                SPEC_REVISION,
+            )
         self._headers = {
             "Authorization": f"Bearer {api_key}",
             "Accept": "application/json",
@@ -276,6 +296,24 @@ class _BaseClient:
             headers={**self._headers, **given_headers},
             extensions={"timeout": self.timeout.as_dict()},
         )
+
+    def _warn_not_applied(self, payload: Mapping[str, Any]) -> None:
+        """Warn of the fields of ``payload`` that a server of ``server_revision`` does not apply
+        as this package means them (it ignores or rejects them)."""
+        known = NOT_APPLIED_BY.get(self.server_revision or "")
+        if not known:
+            return
+        sent = set(_paths(payload))
+        found = [
+            f"{path}: {why}" for path, why in known.items() if path in sent or path == "(request)"
+        ]
+        if found:
+            logger.warning(
+                "a server of revision %s does not apply what this client (revision %s) sends: %s",
+                self.server_revision,
+                SPEC_REVISION,
+                "; ".join(found),
+            )
 
     def _fit_timeout(self, request: httpx.Request, deadline: float | None) -> None:
         """Hold the request's timeouts to what is left before ``deadline``."""
@@ -340,7 +378,9 @@ class Client(_BaseClient):
     ``max_retries`` bounds the retries of one call (see the module's retry rule); ``headers`` are
     sent with every request. Pass ``transport`` to serve requests another way (a test double, a
     local session), or ``http_client`` to bring a configured ``httpx.Client``, which the client
-    then does not close. Use it as a context manager, or call :meth:`close`.
+    then does not close. ``server_revision`` names the API revision of the server, where it is
+    not this package's: the client then logs a warning for each request with fields that server
+    would ignore or reject. Use it as a context manager, or call :meth:`close`.
     """
 
     def __init__(
@@ -353,6 +393,7 @@ class Client(_BaseClient):
         headers: Mapping[str, str] | None = None,
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
+        server_revision: str | None = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -360,6 +401,7 @@ class Client(_BaseClient):
             timeout=timeout,
             max_retries=max_retries,
             headers=headers,
+            server_revision=server_revision,
         )
         if http_client is not None and transport is not None:
             raise ConfigurationError("pass http_client or transport, not both")
@@ -463,10 +505,12 @@ class Client(_BaseClient):
             muon_params=_coerce(muon_params, RLMuonParams, "muon_params"),
             weight_sync_type=weight_sync_type,
         )
+        payload = body.to_dict()
+        self._warn_not_applied(payload)
         request = self._build_request(
             "POST",
             f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
-            json=body.to_dict(),
+            json=payload,
         )
         return self._parse(self._send(request, resendable=False), RLOptimStepOperation)
 
@@ -565,6 +609,7 @@ class AsyncClient(_BaseClient):
         headers: Mapping[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        server_revision: str | None = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -572,6 +617,7 @@ class AsyncClient(_BaseClient):
             timeout=timeout,
             max_retries=max_retries,
             headers=headers,
+            server_revision=server_revision,
         )
         if http_client is not None and transport is not None:
             raise ConfigurationError("pass http_client or transport, not both")
@@ -675,10 +721,12 @@ class AsyncClient(_BaseClient):
             muon_params=_coerce(muon_params, RLMuonParams, "muon_params"),
             weight_sync_type=weight_sync_type,
         )
+        payload = body.to_dict()
+        self._warn_not_applied(payload)
         request = self._build_request(
             "POST",
             f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
-            json=body.to_dict(),
+            json=payload,
         )
         return self._parse(await self._send(request, resendable=False), RLOptimStepOperation)
 

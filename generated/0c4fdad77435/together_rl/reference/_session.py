@@ -169,6 +169,7 @@ class LocalSession:
         """Idempotency key -> (fingerprint of the request body, id of its operation)."""
         self._rollback = rollback
         self._broken: str | None = None
+        self._last_settings: dict[str, Any] | None = None
         self._turns = threading.Condition()
         self._next_ticket = 0
         self._serving = 0
@@ -213,6 +214,13 @@ class LocalSession:
     def step(self) -> int:
         """The number of completed steps."""
         return self._step
+
+    @property
+    def last_settings(self) -> dict[str, Any] | None:
+        """The hyperparameters the last completed step used, after its overrides fell back to
+        the session defaults: ``{"clip": ..., "adam": {...}, "muon": {...}}`` (``None`` before
+        the first step)."""
+        return self._last_settings
 
     # -- operations ---------------------------------------------------------------------------------
 
@@ -296,6 +304,11 @@ class LocalSession:
                 operation_id, _INTERNAL_ERROR, f"the update failed ({problem}); nothing was changed"
             )
         self._step += 1
+        self._last_settings = {
+            "clip": settings.clip,
+            "adam": dict(settings.adam),
+            "muon": dict(settings.muon),
+        }
         for p in self._params.values():
             p.grad = None
         result = RLOptimStepResult(step=str(self._step))

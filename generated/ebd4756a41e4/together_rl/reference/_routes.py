@@ -13,7 +13,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from .._exceptions import IdempotencyKeyReusedError, UnknownOperationError
-from ._fields import KNOWN_FIELDS, OPERATION_ID, RETRIEVE, SESSION_ID, SUBMIT
+from ..models import RLOptimStepOperation
+from ._fields import KNOWN_FIELDS, OPERATION_ID, REQUIRED_HEADERS, RETRIEVE, SESSION_ID, SUBMIT
 from ._session import LocalSession
 
 __all__ = ["Router", "Sessions", "SessionSource"]
@@ -66,8 +67,10 @@ class Sessions:
 
 class Router:
     """Answers requests as the API would, from ``sessions``; with an ``api_key``, requests must
-    carry it as a bearer token. ``after_step(session_id, session)`` runs after every POST that
-    reached a session (a server saves the session there)."""
+    carry it as a bearer token. ``gradients(session_id)`` gives the function that computes a
+    step's gradients, where the router should have them computed; ``after_step(session_id,
+    session, operation)`` runs after every POST that reached a session (a server saves the
+    session and logs the step there)."""
 
     def __init__(
         self,
@@ -75,7 +78,7 @@ class Router:
         *,
         api_key: str | None = None,
         gradients: Callable[[str], Callable[[], object] | None] | None = None,
-        after_step: Callable[[str, LocalSession], None] | None = None,
+        after_step: Callable[[str, LocalSession, RLOptimStepOperation], None] | None = None,
     ) -> None:
         self.sessions = sessions
         self.api_key = api_key
@@ -127,6 +130,9 @@ class Router:
             return error(400, "invalid_request_error", "the request body is nested too deeply")
         if not isinstance(data, dict):
             return error(400, "invalid_request_error", "the request body must be a JSON object")
+        missing = [name for name in REQUIRED_HEADERS if not headers.get(name.lower())]
+        if missing:
+            return error(400, "invalid_request_error", f"the header {missing[0]} is required")
         session_id = unquote(match[SESSION_ID])
         session = self.sessions.get(session_id)
         if session is None:
@@ -140,7 +146,7 @@ class Router:
         except IdempotencyKeyReusedError as exc:
             return error(422, "invalid_request_error", str(exc), code="idempotency_key_reused")
         if self._after_step is not None:
-            self._after_step(session_id, session)
+            self._after_step(session_id, session, operation)
         return 200, operation.to_dict()
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "KNOWN_FIELDS",
     "NON_FINITE",
     "OPERATION_ID",
+    "REQUIRED_HEADERS",
     "RETRIEVE",
     "RULES",
     "SESSION_ID",
@@ -74,6 +75,9 @@ OPERATION_ID = "operation_id"
 
 SESSION_ID = "session_id"
 """The group of ``SUBMIT`` and ``RETRIEVE`` that holds the training session's id."""
+
+REQUIRED_HEADERS: tuple[str, ...] = ()
+"""The headers a step must carry (this revision's required header parameters)."""
 
 KNOWN_FIELDS: dict[str, Any] = {
     "adam_params": {

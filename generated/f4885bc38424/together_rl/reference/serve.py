@@ -30,7 +30,9 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from .._model import UNSET
 from .._revision import SPEC_REVISION
+from ..models import RLOptimStepOperation
 from ._routes import Router, Sessions, error
 from ._session import LocalSession
 
@@ -65,8 +67,10 @@ class _Sessions:
         seed: int,
         options: dict[str, Any],
         state_dir: Path | None,
+        log_steps: bool = False,
     ) -> None:
         self.factory, self.seed, self.options, self.state_dir = factory, seed, options, state_dir
+        self.log_steps = log_steps
         self.losses: dict[str, Callable[[], Tensor]] = {}
 
     def make(self, session_id: str) -> LocalSession:
@@ -82,6 +86,22 @@ class _Sessions:
     def gradients(self, session_id: str) -> Callable[[], object]:
         loss = self.losses[session_id]
         return lambda: torch.autograd.backward(loss())
+
+    def after_step(
+        self, session_id: str, session: LocalSession, operation: RLOptimStepOperation
+    ) -> None:
+        """Log the step (with ``--log-steps``) and save the session (with ``--state-dir``)."""
+        if self.log_steps:
+            completed = operation.output is not UNSET
+            line = {
+                "session": session_id,
+                "operation": operation.id,
+                "status": str(operation.status),
+                "settings": session.last_settings if completed else None,
+            }
+            sys.stderr.write(f"step {json.dumps(line)}\n")
+            sys.stderr.flush()
+        self.save(session_id, session)
 
     def save(self, session_id: str, session: LocalSession) -> None:
         path = self._path(session_id)
@@ -255,6 +275,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="require this bearer token (default: TOGETHER_API_KEY; none: no check)",
     )
     parser.add_argument(
+        "--log-steps",
+        action="store_true",
+        help="log each step's session, operation, status and the hyperparameters it used",
+    )
+    parser.add_argument(
         "--max-body-bytes",
         type=int,
         default=MAX_BODY_BYTES,
@@ -270,12 +295,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.state_dir is not None:
         args.state_dir.mkdir(parents=True, exist_ok=True)
     options = {"optimizer": args.optimizer, "muon_scaling": args.muon_scaling}
-    sessions = _Sessions(_factory(args.model), args.seed, options, args.state_dir)
+    sessions = _Sessions(_factory(args.model), args.seed, options, args.state_dir, args.log_steps)
     router = Router(
         Sessions(sessions.make),
         api_key=args.api_key or None,
         gradients=sessions.gradients,
-        after_step=sessions.save,
+        after_step=sessions.after_step,
     )
     server = make_server(
         args.host,
