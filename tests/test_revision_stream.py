@@ -170,3 +170,13 @@ def test_the_new_reference_refuses_the_field_it_does_not_implement(appended):
     )
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
     assert session.optim_step({}).status == "TRAINING_OPERATION_STATUS_COMPLETED"
+
+
+def test_the_compatibility_matrix_gains_a_row_and_a_column(appended):
+    project = appended[0]
+    text = (project / "COMPATIBILITY.md").read_text(encoding="utf-8")
+    header = next(line for line in text.splitlines() if line.startswith("| client \\ server"))
+    assert header.endswith(f"| `{NEW_ID}` |")
+    assert any(line.startswith(f"| `{NEW_ID}` |") for line in text.splitlines())
+    readme = (project / "generated" / NEW_ID / "README.md").read_text(encoding="utf-8")
+    assert "## Which servers this client works with" in readme
