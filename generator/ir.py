@@ -69,10 +69,10 @@ class Primitive(SchemaBase):
 
 @dataclass(frozen=True, kw_only=True)
 class Enum(SchemaBase):
-    """A string or integer enum."""
+    """A string, integer or boolean enum."""
 
-    type: Literal["string", "integer"] = "string"
-    values: tuple[str, ...] | tuple[int, ...]
+    type: Literal["string", "integer", "boolean"] = "string"
+    values: tuple[str, ...] | tuple[int, ...] | tuple[bool, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -231,6 +231,17 @@ class Diagnostic:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Omission:
+    """A schema or an operation left out of a leniently parsed document, and why."""
+
+    pointer: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer}: {self.reason}"
+
+
+@dataclass(frozen=True, kw_only=True)
 class Document:
     """A whole parsed OpenAPI document."""
 
@@ -245,6 +256,8 @@ class Document:
     operations: tuple[Operation, ...] = ()
     schemas: dict[str, Schema] = field(default_factory=dict)
     diagnostics: tuple[Diagnostic, ...] = ()
+    omitted: tuple[Omission, ...] = ()
+    """What a lenient parse left out (constructs the generator does not support), never silently."""
 
     def resolve(self, schema: Schema) -> Schema:
         """Follow :class:`Ref` s to the schema they name (a chain of refs is followed to its end)."""

@@ -10,7 +10,7 @@ raises :class:`~generator.errors.SpecError`. Nothing is skipped silently.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -18,7 +18,7 @@ from typing import Any, Literal, cast
 from . import ir
 from .errors import SpecError, UnsupportedConstructError
 from .loader import load_yaml
-from .pointer import join, split
+from .pointer import join, split, unescape
 
 SCHEMA_REF_PREFIX = "#/components/schemas/"
 
@@ -99,20 +99,32 @@ _UNSUPPORTED = frozenset(
 _PRIMITIVES = ("string", "number", "integer", "boolean", "null")
 
 
-def parse_file(path: Path) -> ir.Document:
+MAX_DEPTH = 100
+"""How deep schemas may nest inside one another (``$ref`` s to components do not count)."""
+
+
+def parse_file(path: Path, *, lenient: bool = False) -> ir.Document:
     """Load and parse the document at ``path``."""
-    return parse_document(load_yaml(path), source=str(path))
+    return parse_document(load_yaml(path), source=str(path), lenient=lenient)
 
 
-def parse_document(raw: Any, *, source: str | None = None) -> ir.Document:
-    """Parse a loaded document into an :class:`ir.Document`."""
-    return _Parser(raw, source).document()
+def parse_document(raw: Any, *, source: str | None = None, lenient: bool = False) -> ir.Document:
+    """Parse a loaded document into an :class:`ir.Document`.
+
+    Strictly, a construct the generator does not support is an error. ``lenient``ly, the schema
+    or operation that uses it is left out, and so is whatever reaches it, each listed in
+    :attr:`ir.Document.omitted` with its pointer and reason.
+    """
+    return _Parser(raw, source, lenient).document()
 
 
 class _Parser:
-    def __init__(self, raw: Any, source: str | None) -> None:
+    def __init__(self, raw: Any, source: str | None, lenient: bool = False) -> None:
         self.raw = raw
         self.source = source
+        self.lenient = lenient
+        self.depth = 0
+        self.omitted: list[ir.Omission] = []
         self.diagnostics: list[ir.Diagnostic] = []
 
     # -- errors and small readers ---------------------------------------------------------------
@@ -181,12 +193,23 @@ class _Parser:
         info = self.mapping(raw.get("info"), "/info", "info")
         components = self.mapping(raw.get("components", {}), "/components", "components")
         raw_schemas = self.mapping(components.get("schemas", {}), "/components/schemas", "schemas")
-        schemas = {
-            name: self.schema(node, join("/components/schemas", name))
-            for name, node in raw_schemas.items()
-        }
+        schemas: dict[str, ir.Schema] = {}
+        for name, node in raw_schemas.items():
+            at = join("/components/schemas", name)
+            try:
+                schemas[name] = self.schema(node, at)
+            except UnsupportedConstructError as exc:
+                self.omit(at, exc)
+        self.check_aliases(schemas)
         paths = self.mapping(raw.get("paths", {}), "/paths", "paths")
-        operations = tuple(op for path, item in paths.items() for op in self.path_item(path, item))
+        operations: list[ir.Operation] = []
+        for path, item in paths.items():
+            try:
+                operations += self.path_item(path, item)
+            except UnsupportedConstructError as exc:
+                self.omit(join("/paths", path), exc)
+        if self.omitted:
+            schemas, operations = self.without_omitted(schemas, operations)
         return ir.Document(
             openapi=version,
             title=str(info.get("title", "")),
@@ -198,10 +221,70 @@ class _Parser:
             ),
             security=self.security(raw.get("security"), "/security"),
             security_schemes=self.security_schemes(components, "/components/securitySchemes"),
-            operations=operations,
+            operations=tuple(operations),
             schemas=schemas,
             diagnostics=tuple(self.diagnostics),
+            omitted=tuple(self.omitted),
         )
+
+    def omit(self, pointer: str, exc: UnsupportedConstructError) -> None:
+        """Leave out the schema or path item at ``pointer`` (leniently), else raise ``exc``."""
+        if not self.lenient:
+            raise exc
+        self.omitted.append(ir.Omission(pointer=pointer, reason=f"{exc.pointer}: {exc.message}"))
+
+    def check_aliases(self, schemas: dict[str, ir.Schema]) -> None:
+        """A component that is only a ``$ref`` must lead, through others, to a schema."""
+        for name, schema in schemas.items():
+            seen = {name}
+            while isinstance(schema, ir.Ref):
+                if schema.name in seen:
+                    raise self.error(
+                        join("/components/schemas", name, "$ref"),
+                        f"$ref cycle: {name} only refers to itself through {schema.name}",
+                    )
+                seen.add(schema.name)
+                schema = schemas.get(schema.name, ir.AnyValue(pointer=""))
+
+    def without_omitted(
+        self, schemas: dict[str, ir.Schema], operations: list[ir.Operation]
+    ) -> tuple[dict[str, ir.Schema], list[ir.Operation]]:
+        """Leave out, too, what reaches a schema that was left out."""
+        refs = {name: set(_refs(schema)) for name, schema in schemas.items()}
+        gone = {
+            o.pointer.rsplit("/", 1)[-1]
+            for o in self.omitted
+            if o.pointer.startswith("/components/schemas/")
+        }
+        gone = {unescape(name) for name in gone}
+        changed = True
+        while changed:
+            changed = False
+            for name, used in refs.items():
+                if name not in gone and used & gone:
+                    culprit = sorted(used & gone)[0]
+                    self.omitted.append(
+                        ir.Omission(
+                            pointer=join("/components/schemas", name),
+                            reason=f"it uses the schema {culprit}, which is left out",
+                        )
+                    )
+                    gone.add(name)
+                    changed = True
+        kept_operations = []
+        for op in operations:
+            used = set(_operation_refs(op))
+            if used & gone:
+                culprit = sorted(used & gone)[0]
+                self.omitted.append(
+                    ir.Omission(
+                        pointer=op.pointer,
+                        reason=f"it uses the schema {culprit}, which is left out",
+                    )
+                )
+            else:
+                kept_operations.append(op)
+        return {k: v for k, v in schemas.items() if k not in gone}, kept_operations
 
     def security(self, node: Any, pointer: str) -> tuple[str, ...]:
         if node is None:
@@ -372,6 +455,15 @@ class _Parser:
     # -- schemas --------------------------------------------------------------------------------
 
     def schema(self, node: Any, pointer: str) -> ir.Schema:
+        if self.depth >= MAX_DEPTH:
+            raise self.error(pointer, f"schemas are nested more than {MAX_DEPTH} deep here")
+        self.depth += 1
+        try:
+            return self._schema(node, pointer)
+        finally:
+            self.depth -= 1
+
+    def _schema(self, node: Any, pointer: str) -> ir.Schema:
         if node is True:
             return ir.AnyValue(pointer=pointer)
         node = self.mapping(node, pointer, "a schema")
@@ -560,13 +652,17 @@ class _Parser:
         if None in values:
             common = {**common, "nullable": True}
             values = [v for v in values if v is not None]
-        kind: Literal["string", "integer"]
+        kind: Literal["string", "integer", "boolean"]
         if types in ([], ["string"]) and all(isinstance(v, str) for v in values):
             kind = "string"
         elif types in ([], ["integer"]) and all(type(v) is int for v in values):
             kind = "integer"
+        elif types in ([], ["boolean"]) and all(isinstance(v, bool) for v in values):
+            kind = "boolean"
         else:
-            raise self.unsupported(at, "an enum of values that are not all strings or all integers")
+            raise self.unsupported(
+                at, "an enum of values that are not all strings, all integers or all booleans"
+            )
         if len(set(values)) != len(values):
             raise self.error(at, "enum values must be unique")
         if common.get("default") not in (ir.NO_VALUE, None) and common["default"] not in values:
@@ -585,8 +681,10 @@ class _Parser:
             raise self.error(join(pointer, "required"), "required must be a list of property names")
         for i, name in enumerate(required):
             if props_node and name not in props_node:
-                raise self.error(
-                    join(pointer, "required", i), f"required property {name!r} is not defined"
+                # JSON Schema allows it (the property may be of any value); it is often a slip
+                self.note(
+                    join(pointer, "required", i),
+                    f"required property {name!r} is not defined; read as a property of any value",
                 )
         additional: ir.Schema | bool | None = None
         if "additionalProperties" in node:
@@ -601,6 +699,15 @@ class _Parser:
             )
             for name, value in props_node.items()
         )
+        properties += tuple(
+            ir.Property(
+                name=name,
+                schema=ir.AnyValue(pointer=join(pointer, "required", i)),
+                required=True,
+            )
+            for i, name in enumerate(required)
+            if props_node and name not in props_node
+        )
         if not properties and not isinstance(additional, (bool, ir.AnyValue, type(None))):
             return ir.Map(values=additional, **common)
         return ir.Object(
@@ -609,6 +716,35 @@ class _Parser:
             title=self.string(node, "title", pointer),
             **common,
         )
+
+
+def _refs(schema: ir.Schema) -> Iterator[str]:
+    """The names of the components a schema refers to (not through them)."""
+    todo: list[ir.Schema] = [schema]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ir.Ref):
+            yield current.name
+        elif isinstance(current, ir.Object):
+            todo.extend(p.schema for p in current.properties)
+            if not isinstance(current.additional_properties, (bool, type(None))):
+                todo.append(current.additional_properties)
+        elif isinstance(current, ir.Array):
+            todo.append(current.items)
+        elif isinstance(current, ir.Map):
+            todo.append(current.values)
+        elif isinstance(current, ir.Union):
+            todo.extend(current.variants)
+
+
+def _operation_refs(op: ir.Operation) -> Iterator[str]:
+    for p in op.parameters:
+        yield from _refs(p.schema)
+    if op.request_body is not None and op.request_body.schema is not None:
+        yield from _refs(op.request_body.schema)
+    for r in op.responses:
+        if r.schema is not None:
+            yield from _refs(r.schema)
 
 
 def coerce_value(value: Any, kind: str | None) -> tuple[Any, str | None]:

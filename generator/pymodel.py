@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 import json
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from . import ir
 from .errors import UnsupportedConstructError
@@ -35,7 +35,9 @@ class PyType:
     name: str = ""
     args: tuple[PyType, ...] = ()
     strict: bool = True
-    """For enums: whether unknown values are an error (requests) or kept as strings (responses)."""
+    """For enums: whether unknown values are an error (requests) or kept as received (responses)."""
+    integer: bool = False
+    """For enums: an ``IntEnum`` (else a ``StrEnum``)."""
     nullable: bool = False
     constraints: tuple[tuple[str, Any], ...] = ()
     """The schema's validation keywords as ``constrained`` takes them (``("minimum", 0)``, ...),
@@ -50,7 +52,7 @@ class PyType:
         elif self.kind == "model" or (self.kind == "enum" and self.strict):
             text = self.name
         elif self.kind == "enum":
-            text = f"{self.name} | str"
+            text = f"{self.name} | {'int' if self.integer else 'str'}"
         elif self.kind == "list":
             text = f"list[{self.args[0].annotation}]"
         elif self.kind == "dict":
@@ -205,12 +207,13 @@ class PyModel:
 
 @dataclass(frozen=True)
 class PyEnum:
-    """A generated ``StrEnum``."""
+    """A generated ``StrEnum`` or ``IntEnum``."""
 
     name: str
     doc: str
-    members: tuple[tuple[str, str], ...]
+    members: tuple[tuple[str, str | int], ...]
     """``(member name, value)``."""
+    base: Literal["StrEnum", "IntEnum"] = "StrEnum"
 
 
 @dataclass(frozen=True)
@@ -301,16 +304,21 @@ class _Builder:
         self.pending: list[tuple[str, ir.Object, bool]] = []
 
     def enum(self, name: str, schema: ir.Enum) -> str:
-        if schema.type != "string":
-            raise UnsupportedConstructError(schema.pointer, "an integer enum in a generated model")
+        """The class of a string or integer enum (made once, by name)."""
         if name not in self.enums:
-            members = tuple((member_name(str(v)), str(v)) for v in schema.values)
+            members = tuple((member_name(str(v)), v) for v in schema.values)
             if len({m for m, _ in members}) != len(members):
                 raise UnsupportedConstructError(
                     schema.pointer, "enum values that map to the same member name"
                 )
+            base: Literal["StrEnum", "IntEnum"] = (
+                "IntEnum" if schema.type == "integer" else "StrEnum"
+            )
             self.enums[name] = PyEnum(
-                name, schema.description or f"The values of ``{name}``.", members
+                name,
+                schema.description or f"The values of ``{name}``.",
+                cast(tuple[tuple[str, str | int], ...], members),
+                base,
             )
         return name
 
@@ -334,8 +342,10 @@ class _Builder:
                 raise UnsupportedConstructError(schema.pointer, "a property that can only be null")
             return PyType("primitive", schema.type)
         if isinstance(schema, ir.Enum):
+            if schema.type == "boolean":  # two values at most: a boolean with a check
+                return PyType("primitive", "boolean", constraints=(("values", schema.values),))
             self.enum(name, schema)
-            return PyType("enum", name, strict=strict)
+            return PyType("enum", name, strict=strict, integer=schema.type == "integer")
         if isinstance(schema, ir.Object):
             if schema.properties or schema.additional_properties is False:
                 self.pending.append((name, schema, strict))

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Final, TypeVar
 from ._exceptions import RevisionMismatchError, ValidationError
 
 T = TypeVar("T")
-E = TypeVar("E", bound=enum.StrEnum)
+E = TypeVar("E", bound=enum.Enum)
 M = TypeVar("M", bound="Model")
 
 
@@ -222,37 +222,48 @@ def dict_of(check: Callable[[object, str], T]) -> Callable[[object, str], dict[s
     return check_dict
 
 
+def _enum_value(enum_type: type[E], value: object) -> E | None:
+    """``value`` as a member of ``enum_type`` (a StrEnum of strings, an IntEnum of integers)."""
+    wanted = int if issubclass(enum_type, enum.IntEnum) else str
+    if isinstance(value, wanted) and not isinstance(value, bool):
+        try:
+            return enum_type(value)
+        except ValueError:
+            return None
+    return None
+
+
 def strict_enum(enum_type: type[E]) -> Callable[[object, str], E]:
     """Read or write a value of ``enum_type``; anything else is an error (for requests)."""
-    allowed = ", ".join(member.value for member in enum_type)
+    allowed = ", ".join(str(member.value) for member in enum_type)
 
     def check_strict_enum(value: object, path: str) -> E:
-        if isinstance(value, str):
-            try:
-                return enum_type(value)
-            except ValueError:
-                pass
-        raise ValidationError(path, f"expected one of {allowed}", value)
+        member = _enum_value(enum_type, value)
+        if member is None:
+            raise ValidationError(path, f"expected one of {allowed}", value)
+        return member
 
     return check_strict_enum
 
 
-def open_enum(enum_type: type[E]) -> Callable[[object, str], E | str]:
-    """Read a value of ``enum_type``, keeping an unknown string as it is (for responses: a newer
-    server may send values this revision does not know)."""
+def open_enum(enum_type: type[E]) -> Callable[[object, str], E | str | int]:
+    """Read a value of ``enum_type``, keeping an unknown value of its kind as it is (for
+    responses: a newer server may send values this revision does not know)."""
+    integer = issubclass(enum_type, enum.IntEnum)
 
-    def check_open_enum(value: object, path: str) -> E | str:
-        text = check_string(value, path)
-        try:
-            return enum_type(text)
-        except ValueError:
-            return text
+    def check_open_enum(value: object, path: str) -> E | str | int:
+        raw = check_integer(value, path) if integer else check_string(value, path)
+        member = _enum_value(enum_type, raw)
+        return raw if member is None else member
 
     return check_open_enum
 
 
-def write_enum(value: enum.StrEnum | str, path: str) -> str:
-    return str(value.value) if isinstance(value, enum.StrEnum) else value
+def write_enum(value: enum.Enum | str | int, path: str) -> str | int:
+    member: object = value.value if isinstance(value, enum.Enum) else value
+    if isinstance(member, (str, int)):
+        return member
+    raise ValidationError(path, "expected an enum value", value)
 
 
 def write_model(model_type: type[M]) -> Callable[[object, str], dict[str, Any]]:
