@@ -276,6 +276,7 @@ def _add_revision(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     from . import readme
+    from .formatting import default_cache_dir
     from .render import render_all
     from .versions import package_versions
     from .tree import check_output_folder, recover, write_tree
@@ -283,7 +284,7 @@ def _generate(args: argparse.Namespace) -> int:
     index = load_index(args.spec_dir)
     recover(args.out.resolve())
     check_output_folder(args.out.resolve())  # before the work, not only before the writing
-    rendering = render_all(index, args.revisions)
+    rendering = render_all(index, args.revisions, cache_dir=default_cache_dir())
     for warning in rendering.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     write_tree(rendering.files, args.out, only=args.revisions)
