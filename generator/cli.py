@@ -318,6 +318,7 @@ def _compatibility(index: RevisionIndex) -> str:
 
 def _generate(args: argparse.Namespace) -> int:
     from . import readme
+    from .formatting import default_cache_dir
     from .render import render_all
     from .versions import package_versions
     from .tree import check_output_folder, recover, write_tree
@@ -325,7 +326,7 @@ def _generate(args: argparse.Namespace) -> int:
     index = load_index(args.spec_dir)
     recover(args.out.resolve())
     check_output_folder(args.out.resolve())  # before the work, not only before the writing
-    rendering = render_all(index, args.revisions)
+    rendering = render_all(index, args.revisions, cache_dir=default_cache_dir())
     for warning in rendering.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     write_tree(rendering.files, args.out, only=args.revisions)

@@ -7,14 +7,23 @@ history, so that :mod:`generator.changelog` reproduces it.
 Property paths join nested property names with ``/`` (``muon_params/adam``); array items add
 ``items`` and map values ``additionalProperties``. The request or response body itself has the
 empty path.
+
+A change inside a component schema is reported at every path through which the operation reaches
+it (``x/a`` and ``y/z/a`` when ``x`` and ``y/z`` both refer to it), but the component is compared
+only once: each distinct (old component, new component, context) triple is compared once per
+:func:`diff_documents` call, which gives its changes relative to itself and the pairs of
+components it refers to. The changes are then reported along the paths of that graph of pairs,
+following only the paths that lead to a change. The work grows with the number of distinct pairs
+(and of the changes reported), not with the number of paths, which a widely shared reference
+graph makes exponential.
 """
 
 from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from . import ir
 
@@ -55,17 +64,37 @@ class Change:
         }
 
 
+@dataclass
+class DiffStats:
+    """How much work a :func:`diff_documents` call did (for tests and benchmarks)."""
+
+    comparisons: int = 0
+    """Schema pairs compared: each pair of components once per context, the inline schemas
+    within them, and the operations' own schemas."""
+    components: int = 0
+    """Distinct (old component, new component, context) triples compared."""
+    visits: int = 0
+    """Pairs of components entered while reporting changes along paths (only those from which
+    a change can be reached)."""
+
+
 def diff_documents(
-    old: ir.Document, new: ir.Document, *, descriptions: bool = False
+    old: ir.Document,
+    new: ir.Document,
+    *,
+    descriptions: bool = False,
+    stats: DiffStats | None = None,
 ) -> list[Change]:
     """Every change from ``old`` to ``new``: by operation, then level, check id and path.
 
     Changed descriptions and summaries are listed (as ``info``) only with ``descriptions``: the
-    API's change history, which the changelog reproduces, leaves them out.
+    API's change history, which the changelog reproduces, leaves them out. ``stats``, if given,
+    is increased by the work this call did.
     """
     changes: list[Change] = []
     old_ops = {op.key: op for op in old.operations}
     new_ops = {op.key: op for op in new.operations}
+    graph = _PairGraph(old, new, descriptions)
     for key, op in new_ops.items():
         if key not in old_ops:
             changes.append(Change(key, Level.INFO, "endpoint-added", "", "endpoint added"))
@@ -92,7 +121,11 @@ def diff_documents(
                     )
                 )
         else:
-            changes.extend(_OperationDiff(old, new, key, descriptions).compare(op, new_ops[key]))
+            changes.extend(_OperationDiff(graph, key).compare(op, new_ops[key]))
+    if stats is not None:
+        stats.comparisons += graph.comparisons
+        stats.components += len(graph.nodes)
+        stats.visits += graph.visits
     return sorted(changes, key=Change.sort_key)
 
 
@@ -115,7 +148,8 @@ class _Scope:
 
     side: str  # "request" or "response"
     status: str | None = None
-    parameter: ir.Parameter | None = None
+    parameter: tuple[str, str] | None = None
+    """``(location, name)`` of the parameter whose schema this is."""
 
     def check(self, path: str, suffix: str) -> str:
         if self.parameter is not None:
@@ -124,7 +158,8 @@ class _Scope:
 
     def subject(self, path: str) -> str:
         if self.parameter is not None:
-            return f"the `{self.parameter.location}` request parameter `{self.parameter.name}`"
+            location, name = self.parameter
+            return f"the `{location}` request parameter `{name}`"
         return f"the `{path}` {self.side} property" if path else f"the {self.side} body"
 
     @property
@@ -132,26 +167,157 @@ class _Scope:
         return f" for the response status `{self.status}`" if self.status else ""
 
 
-_Frames = frozenset[tuple[str, str]]
-"""The pairs of component schemas (old name, new name) a comparison is nested in."""
+class _Pending(NamedTuple):
+    """A change at a path relative to where it was found; its check id and message are written
+    once the full path is known.
+
+    The message is ``before``, the subject (``scope.subject(path)``, or with ``literal`` the path
+    itself in backticks), then ``after``. The check id is ``check``, or when that is empty
+    ``scope.check(path, suffix)``.
+    """
+
+    level: Level
+    path: str
+    check: str
+    suffix: str
+    before: str
+    after: str
+    literal: bool
+
+    def change(self, operation: str, prefix: str, scope: _Scope) -> Change:
+        path = _join(prefix, self.path) if self.path else prefix
+        check = self.check or scope.check(path, self.suffix)
+        subject = f"`{path}`" if self.literal else scope.subject(path)
+        return Change(operation, self.level, check, path, self.before + subject + self.after)
+
+
+_Key = tuple[str, str, _Scope]
+"""A pair of components (old name, new name) in a context."""
+
+
+@dataclass(frozen=True)
+class _Edge:
+    """A reference to a pair of components: at ``path`` (relative to the node that holds the
+    edge), with the changes of the reference itself (nullable, default) and the pair it leads to."""
+
+    path: str
+    site: tuple[_Pending, ...]
+    target: _Key
+
+
+@dataclass
+class _Node:
+    """What comparing a pair of schemas found, down to the next references to components: its
+    changes (at relative paths) and its edges. ``changed``: a change can be reached from here."""
+
+    changes: list[_Pending] = field(default_factory=list)
+    edges: list[_Edge] = field(default_factory=list)
+    changed: bool = False
+
+
+class _PairGraph:
+    """The pairs of components of two documents, each compared once, as a graph of nodes.
+
+    A pair is compared when a comparison first refers to it. What a node holds does not depend on
+    the path it was reached by (the context is part of its key); what does, the cut-off of a
+    recursive schema, is left to :meth:`report`.
+    """
+
+    def __init__(self, old: ir.Document, new: ir.Document, descriptions: bool = False) -> None:
+        self.old_doc, self.new_doc = old, new
+        self.descriptions = descriptions
+        self.nodes: dict[_Key, _Node] = {}
+        self._refs: dict[_Key, tuple[ir.Ref, ir.Ref]] = {}
+        self._todo: list[_Key] = []
+        self._unmarked: list[_Key] = []
+        self.comparisons = 0
+        self.visits = 0
+
+    def root(self, old: ir.Schema, new: ir.Schema, path: str, scope: _Scope) -> _Node:
+        """Compare an operation's own schemas (a body, or a parameter at ``path``) and every pair
+        of components they reach that was not compared yet."""
+        node = _Node()
+        _Comparison(self, node, scope).schema(old, new, path)
+        while self._todo:
+            key = self._todo.pop()
+            old_ref, new_ref = self._refs.pop(key)
+            _Comparison(self, self.nodes[key], key[2]).structure(
+                self.old_doc.resolve(old_ref), self.new_doc.resolve(new_ref)
+            )
+        self._mark_changed()
+        return node
+
+    def refer(self, old: ir.Ref, new: ir.Ref, scope: _Scope) -> _Key:
+        key = (old.name, new.name, scope)
+        if key not in self.nodes:
+            self.nodes[key] = _Node()
+            self._refs[key] = (old, new)
+            self._todo.append(key)
+            self._unmarked.append(key)
+        return key
+
+    def _mark_changed(self) -> None:
+        """Set ``changed`` on the nodes compared since the last call from which a change can be
+        be reached (cycles included). Nodes compared earlier are final: nothing new is reachable
+        from them."""
+        fresh, self._unmarked = self._unmarked, []
+        parents: dict[_Key, list[_Key]] = {}
+        work: list[_Key] = []
+        for key in fresh:
+            node = self.nodes[key]
+            for edge in node.edges:
+                parents.setdefault(edge.target, []).append(key)
+            if node.changes or any(e.site or self.nodes[e.target].changed for e in node.edges):
+                node.changed = True
+                work.append(key)
+        while work:
+            for parent in parents.get(work.pop(), ()):
+                node = self.nodes[parent]
+                if not node.changed:
+                    node.changed = True
+                    work.append(parent)
+
+    def report(self, root: _Node, operation: str, scope: _Scope) -> list[Change]:
+        """The changes below ``root`` at every path that reaches them.
+
+        A pair of components met again inside itself (a recursive schema) is not entered again:
+        its changes are reported where it began, and nothing of the reference that leads back to
+        it. Only pairs from which a change can be reached are entered.
+        """
+        out: list[Change] = []
+        inside: set[_Key] = set()  # the pairs of the path being followed
+        # (node, its path, its key); a node of None leaves the key, once all below it is done
+        stack: list[tuple[_Node | None, str, _Key | None]] = [(root, "", None)]
+        while stack:
+            node, prefix, key = stack.pop()
+            if node is None:
+                assert key is not None
+                inside.discard(key)
+                continue
+            if key is not None:
+                inside.add(key)
+                stack.append((None, "", key))  # under the pairs pushed below
+                self.visits += 1
+            for pending in node.changes:
+                out.append(pending.change(operation, prefix, scope))
+            for edge in node.edges:
+                if edge.target in inside:
+                    continue
+                path = _join(prefix, edge.path) if edge.path else prefix
+                for pending in edge.site:
+                    out.append(pending.change(operation, path, scope))
+                target = self.nodes[edge.target]
+                if target.changed:
+                    stack.append((target, path, edge.target))
+        return out
 
 
 class _OperationDiff:
-    """The changes of one operation present in both revisions.
+    """The changes of one operation present in both revisions."""
 
-    Schemas are compared from a work list rather than by recursion, so that a long chain of
-    ``$ref`` s cannot exhaust Python's stack; each item carries the component pairs it is nested
-    in, so that a recursive schema is compared once where it begins.
-    """
-
-    def __init__(
-        self, old_doc: ir.Document, new_doc: ir.Document, key: str, descriptions: bool = False
-    ) -> None:
-        self.old_doc, self.new_doc, self.key = old_doc, new_doc, key
-        self.descriptions = descriptions
+    def __init__(self, graph: _PairGraph, key: str) -> None:
+        self.graph, self.key = graph, key
         self.changes: list[Change] = []
-        self.todo: list[tuple[ir.Schema, ir.Schema, str, _Scope, _Frames]] = []
-        self.frames: _Frames = frozenset()
 
     def add(self, level: Level, check: str, path: str, message: str) -> None:
         self.changes.append(Change(self.key, level, check, path, message))
@@ -170,10 +336,16 @@ class _OperationDiff:
         if old_body and new_body and old_body.schema and new_body.schema:
             self.schema(old_body.schema, new_body.schema, "", _Scope("request"))
         self.responses(old, new)
-        while self.todo:
-            old_schema, new_schema, path, scope, self.frames = self.todo.pop()
-            self.resolved(old_schema, new_schema, path, scope)
         return self.changes
+
+    def text(self, old: str | None, new: str | None, check: str, path: str, message: str) -> None:
+        """A changed description or summary, where those are listed."""
+        if self.graph.descriptions and _differ(old, new):
+            self.add(Level.INFO, check, path, message)
+
+    def schema(self, old: ir.Schema, new: ir.Schema, path: str, scope: _Scope) -> None:
+        root = self.graph.root(old, new, path, scope)
+        self.changes.extend(self.graph.report(root, self.key, scope))
 
     # -- parameters -----------------------------------------------------------------------------
 
@@ -193,7 +365,7 @@ class _OperationDiff:
                     f"added the new {kind} `{location}` request parameter `{name}`",
                 )
                 continue
-            scope = _Scope("request", parameter=param)
+            scope = _Scope("request", parameter=(location, name))
             self.text(
                 before.description,
                 param.description,
@@ -249,156 +421,212 @@ class _OperationDiff:
             f"{verb} the {kind} response with the status `{status}`",
         )
 
-    # -- schemas --------------------------------------------------------------------------------
 
-    def schema(self, old: ir.Schema, new: ir.Schema, path: str, scope: _Scope) -> None:
-        """Queue the comparison of ``old`` and ``new`` at ``path``."""
-        frames = self.frames
-        if isinstance(old, ir.Ref) and isinstance(new, ir.Ref):
-            frame = (old.name, new.name)
-            if frame in frames:  # a recursive schema: its changes are reported where it began
-                return
-            frames = frames | {frame}
-        self.todo.append((old, new, path, scope, frames))
+class _Comparison:
+    """Compares schemas into one node: the changes found down to the next references to pairs
+    of components, which become the node's edges. Nested schemas are compared from a work list
+    rather than by recursion."""
 
-    def text(self, old: str | None, new: str | None, check: str, path: str, message: str) -> None:
-        """A changed description or summary, where those are listed."""
-        if self.descriptions and (old or "").split() != (new or "").split():
-            self.add(Level.INFO, check, path, message)
+    def __init__(self, graph: _PairGraph, node: _Node, scope: _Scope) -> None:
+        self.graph, self.node, self.scope = graph, node, scope
+        self.todo: list[tuple[ir.Schema, ir.Schema, str]] = []
 
-    def resolved(self, old_ref: ir.Schema, new_ref: ir.Schema, path: str, scope: _Scope) -> None:
-        old, new = self.old_doc.resolve(old_ref), self.new_doc.resolve(new_ref)
-        if scope.parameter is None:
-            self.text(
-                old_ref.description or old.description,
-                new_ref.description or new.description,
-                scope.check(path, "description-changed"),
-                path,
-                f"the description of {scope.subject(path)} changed{scope.tail}",
+    def add(
+        self,
+        level: Level,
+        path: str,
+        suffix: str,
+        before: str,
+        after: str = "",
+        *,
+        check: str = "",
+        literal: bool = False,
+        out: list[_Pending] | None = None,
+    ) -> None:
+        pending = _Pending(level, path, check, suffix, before, after, literal)
+        (self.node.changes if out is None else out).append(pending)
+
+    def schema(self, old: ir.Schema, new: ir.Schema, path: str) -> None:
+        """Compare ``old`` and ``new`` (either may be a reference) at ``path``."""
+        self.todo.append((old, new, path))
+        self._drain()
+
+    def structure(self, old: ir.Schema, new: ir.Schema) -> None:
+        """Compare two components, but for their nullability and default (which the reference
+        that reaches them may override)."""
+        self._structure(old, new, "")
+        self._drain()
+
+    def _drain(self) -> None:
+        while self.todo:
+            old_ref, new_ref, path = self.todo.pop()
+            old, new = self.graph.old_doc.resolve(old_ref), self.graph.new_doc.resolve(new_ref)
+            if isinstance(old_ref, ir.Ref) and isinstance(new_ref, ir.Ref):
+                site: list[_Pending] = []
+                self._beside(old_ref, new_ref, old, new, "", site)
+                target = self.graph.refer(old_ref, new_ref, self.scope)
+                self.node.edges.append(_Edge(path, tuple(site), target))
+            else:
+                self._beside(old_ref, new_ref, old, new, path, self.node.changes)
+                self._structure(old, new, path)
+
+    def _beside(
+        self,
+        old_ref: ir.Schema,
+        new_ref: ir.Schema,
+        old: ir.Schema,
+        new: ir.Schema,
+        path: str,
+        out: list[_Pending],
+    ) -> None:
+        """Nullability, default and description, which a reference may state beside its target."""
+        if (
+            self.graph.descriptions
+            and self.scope.parameter is None
+            and _differ(
+                old_ref.description or old.description, new_ref.description or new.description
             )
-        self.nullable(
-            old_ref.nullable or old.nullable, new_ref.nullable or new.nullable, path, scope
-        )
+        ):
+            self.add(
+                Level.INFO,
+                path,
+                "description-changed",
+                "the description of ",
+                f" changed{self.scope.tail}",
+                out=out,
+            )
+        self.nullable(old_ref.nullable or old.nullable, new_ref.nullable or new.nullable, path, out)
         old_default = old_ref.default if old_ref.has_default else old.default
         new_default = new_ref.default if new_ref.has_default else new.default
-        self.default(old_default, new_default, path, scope)
+        self.default(old_default, new_default, path, out)
+
+    def _structure(self, old: ir.Schema, new: ir.Schema, path: str) -> None:
+        self.graph.comparisons += 1
         if _kind(old) != _kind(new):
             self.add(
                 Level.ERROR,
-                scope.check(path, "type-changed"),
                 path,
-                f"{scope.subject(path)} type changed from `{_kind(old)}` to `{_kind(new)}`{scope.tail}",
+                "type-changed",
+                "",
+                f" type changed from `{_kind(old)}` to `{_kind(new)}`{self.scope.tail}",
             )
             return
         if isinstance(old, ir.Primitive) and isinstance(new, ir.Primitive):
-            self.format(old.format, new.format, path, scope)
+            self.format(old.format, new.format, path)
         elif isinstance(old, ir.Enum) and isinstance(new, ir.Enum):
-            self.enum(old, new, path, scope)
+            self.enum(old, new, path)
         elif isinstance(old, ir.Object) and isinstance(new, ir.Object):
-            self.properties(old, new, path, scope)
+            self.properties(old, new, path)
         elif isinstance(old, ir.Array) and isinstance(new, ir.Array):
-            self.schema(old.items, new.items, _join(path, "items"), scope)
+            self.todo.append((old.items, new.items, _join(path, "items")))
         elif isinstance(old, ir.Map) and isinstance(new, ir.Map):
-            self.schema(old.values, new.values, _join(path, "additionalProperties"), scope)
+            self.todo.append((old.values, new.values, _join(path, "additionalProperties")))
         elif isinstance(old, ir.Union) and isinstance(new, ir.Union):
-            self.union(old, new, path, scope)
+            self.union(old, new, path)
 
-    def nullable(self, old: bool, new: bool, path: str, scope: _Scope) -> None:
+    def nullable(self, old: bool, new: bool, path: str, out: list[_Pending]) -> None:
         if old == new:
             return
         # A request that may now be null is more permissive; a response that may be null is not.
         loosened = new
-        breaking = loosened if scope.side == "response" else not loosened
+        breaking = loosened if self.scope.side == "response" else not loosened
         suffix = "became-nullable" if new else "became-not-nullable"
         self.add(
             Level.ERROR if breaking else Level.INFO,
-            scope.check(path, suffix),
             path,
-            f"{scope.subject(path)} became {'nullable' if new else 'not nullable'}{scope.tail}",
+            suffix,
+            "",
+            f" became {'nullable' if new else 'not nullable'}{self.scope.tail}",
+            out=out,
         )
 
-    def default(self, old: Any, new: Any, path: str, scope: _Scope) -> None:
+    def default(self, old: Any, new: Any, path: str, out: list[_Pending]) -> None:
         if old == new and type(old) is type(new):
             return
-        subject, tail = scope.subject(path), scope.tail
         if old is ir.NO_VALUE:
-            suffix, message = (
-                "default-value-added",
-                f"{subject} default value `{_show(new)}` was added{tail}",
-            )
+            suffix, message = "default-value-added", f" default value `{_show(new)}` was added"
         elif new is ir.NO_VALUE:
-            suffix, message = (
-                "default-value-removed",
-                f"{subject} default value `{_show(old)}` was removed{tail}",
-            )
+            suffix, message = "default-value-removed", f" default value `{_show(old)}` was removed"
         else:
             suffix = "default-value-changed"
-            message = f"{subject} default value changed from `{_show(old)}` to `{_show(new)}`{tail}"
-        self.add(Level.INFO, scope.check(path, suffix), path, message)
+            message = f" default value changed from `{_show(old)}` to `{_show(new)}`"
+        self.add(Level.INFO, path, suffix, "", message + self.scope.tail, out=out)
 
-    def format(self, old: str | None, new: str | None, path: str, scope: _Scope) -> None:
+    def format(self, old: str | None, new: str | None, path: str) -> None:
         if old == new:
             return
         generalized = old is not None and (new is None or (old, new) in _WIDER_FORMATS)
-        if generalized and scope.side == "request":
+        if generalized and self.scope.side == "request":
             self.add(
                 Level.INFO,
-                scope.check(path, "type-generalized"),
                 path,
-                f"{scope.subject(path)} format was generalized from {_format(old)} to {_format(new)}",
+                "type-generalized",
+                "",
+                f" format was generalized from {_format(old)} to {_format(new)}",
             )
         else:
             self.add(
                 Level.ERROR,
-                scope.check(path, "type-changed"),
                 path,
-                f"{scope.subject(path)} format changed from {_format(old)} to {_format(new)}{scope.tail}",
+                "type-changed",
+                "",
+                f" format changed from {_format(old)} to {_format(new)}{self.scope.tail}",
             )
 
-    def enum(self, old: ir.Enum, new: ir.Enum, path: str, scope: _Scope) -> None:
-        subject, tail = scope.subject(path), scope.tail
+    def enum(self, old: ir.Enum, new: ir.Enum, path: str) -> None:
+        tail = self.scope.tail
         # A new value breaks clients reading it; a removed value breaks clients sending it.
         added_level, removed_level = (
-            (Level.WARNING, Level.INFO) if scope.side == "response" else (Level.INFO, Level.ERROR)
+            (Level.WARNING, Level.INFO)
+            if self.scope.side == "response"
+            else (Level.INFO, Level.ERROR)
         )
         for value in new.values:
             if value not in old.values:
                 self.add(
                     added_level,
-                    scope.check(path, "enum-value-added"),
                     path,
-                    f"added the new `{value}` enum value to {subject}{tail}",
+                    "enum-value-added",
+                    f"added the new `{value}` enum value to ",
+                    tail,
                 )
         for value in old.values:
             if value not in new.values:
                 self.add(
                     removed_level,
-                    scope.check(path, "enum-value-removed"),
                     path,
-                    f"removed the `{value}` enum value from {subject}{tail}",
+                    "enum-value-removed",
+                    f"removed the `{value}` enum value from ",
+                    tail,
                 )
 
-    def properties(self, old: ir.Object, new: ir.Object, path: str, scope: _Scope) -> None:
-        side, tail = scope.side, scope.tail
+    def properties(self, old: ir.Object, new: ir.Object, path: str) -> None:
+        side, tail = self.scope.side, self.scope.tail
+        old_properties = {prop.name: prop for prop in old.properties}
+        new_names = {prop.name for prop in new.properties}
         for prop in new.properties:
             here = _join(path, prop.name)
-            before = old.property(prop.name)
+            before = old_properties.get(prop.name)
             kind = "required" if prop.required else "optional"
             if before is None:
                 if side == "request":
-                    level = Level.ERROR if prop.required else Level.INFO
                     self.add(
-                        level,
-                        f"new-{kind}-request-property",
+                        Level.ERROR if prop.required else Level.INFO,
                         here,
-                        f"added the new {kind} request property `{here}`",
+                        "",
+                        f"added the new {kind} request property ",
+                        check=f"new-{kind}-request-property",
+                        literal=True,
                     )
                 else:
                     self.add(
                         Level.INFO,
-                        f"response-{kind}-property-added",
                         here,
-                        f"added the {kind} response property `{here}`{tail}",
+                        "",
+                        f"added the {kind} response property ",
+                        tail,
+                        check=f"response-{kind}-property-added",
+                        literal=True,
                     )
                 continue
             if before.required != prop.required:
@@ -406,51 +634,66 @@ class _OperationDiff:
                 breaking = prop.required if side == "request" else not prop.required
                 self.add(
                     Level.ERROR if breaking else Level.INFO,
-                    f"{side}-property-became-{kind}",
                     here,
-                    f"{scope.subject(here)} became {kind}{tail}",
+                    "",
+                    "",
+                    f" became {kind}{tail}",
+                    check=f"{side}-property-became-{kind}",
                 )
-            self.schema(before.schema, prop.schema, here, scope)
+            self.todo.append((before.schema, prop.schema, here))
         for prop in old.properties:
-            here = _join(path, prop.name)
-            if new.property(prop.name) is not None:
+            if prop.name in new_names:
                 continue
+            here = _join(path, prop.name)
             if side == "request":
                 self.add(
                     Level.WARNING,
-                    "request-property-removed",
                     here,
-                    f"removed the request property `{here}`",
+                    "",
+                    "removed the request property ",
+                    check="request-property-removed",
+                    literal=True,
                 )
             else:
                 kind = "required" if prop.required else "optional"
                 self.add(
                     Level.ERROR if prop.required else Level.WARNING,
-                    f"response-{kind}-property-removed",
                     here,
-                    f"removed the {kind} response property `{here}`{tail}",
+                    "",
+                    f"removed the {kind} response property ",
+                    tail,
+                    check=f"response-{kind}-property-removed",
+                    literal=True,
                 )
 
-    def union(self, old: ir.Union, new: ir.Union, path: str, scope: _Scope) -> None:
+    def union(self, old: ir.Union, new: ir.Union, path: str) -> None:
         old_variants = {_variant(v): v for v in old.variants}
         new_variants = {_variant(v): v for v in new.variants}
+        side, tail = self.scope.side, self.scope.tail
         # More variants: requests may send more (fine), responses may carry more (clients break).
         for name in new_variants.keys() - old_variants.keys():
             self.add(
-                Level.ERROR if scope.side == "response" else Level.INFO,
-                scope.check(path, f"{_dash(old.kind)}-added"),
+                Level.ERROR if side == "response" else Level.INFO,
                 path,
-                f"added `{name}` to the `{new.kind}` list of {scope.subject(path)}{scope.tail}",
+                f"{_dash(old.kind)}-added",
+                f"added `{name}` to the `{new.kind}` list of ",
+                tail,
             )
         for name in old_variants.keys() - new_variants.keys():
             self.add(
-                Level.INFO if scope.side == "response" else Level.ERROR,
-                scope.check(path, f"{_dash(old.kind)}-removed"),
+                Level.INFO if side == "response" else Level.ERROR,
                 path,
-                f"removed `{name}` from the `{old.kind}` list of {scope.subject(path)}{scope.tail}",
+                f"{_dash(old.kind)}-removed",
+                f"removed `{name}` from the `{old.kind}` list of ",
+                tail,
             )
         for name in old_variants.keys() & new_variants.keys():
-            self.schema(old_variants[name], new_variants[name], path, scope)
+            self.todo.append((old_variants[name], new_variants[name], path))
+
+
+def _differ(old: str | None, new: str | None) -> bool:
+    """Whether two texts differ in more than their white space."""
+    return (old or "").split() != (new or "").split()
 
 
 def _join(path: str, name: str) -> str:

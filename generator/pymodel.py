@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 import json
 from dataclasses import dataclass, replace
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from . import ir
 from .errors import UnsupportedConstructError
@@ -306,7 +306,9 @@ class _Builder:
     def enum(self, name: str, schema: ir.Enum) -> str:
         """The class of a string or integer enum (made once, by name)."""
         if name not in self.enums:
-            members = tuple((member_name(str(v)), v) for v in schema.values)
+            members: tuple[tuple[str, str | int], ...] = tuple(
+                (member_name(str(v)), v) for v in schema.values if not isinstance(v, bool)
+            )
             if len({m for m, _ in members}) != len(members):
                 raise UnsupportedConstructError(
                     schema.pointer, "enum values that map to the same member name"
@@ -317,7 +319,7 @@ class _Builder:
             self.enums[name] = PyEnum(
                 name,
                 schema.description or f"The values of ``{name}``.",
-                cast(tuple[tuple[str, str | int], ...], members),
+                members,
                 base,
             )
         return name

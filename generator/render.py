@@ -21,7 +21,7 @@ from .docpage import operation_page
 from .errors import GeneratorError
 from .examples import sample
 from .fieldroles import FieldRoles, load_field_roles
-from .formatting import format_sources
+from .formatting import FormatCache, format_sources
 from .pyclient import PyClient, build_client
 from .pymodel import build_module, class_name
 from .reference import ReferenceView, reference_view
@@ -121,14 +121,14 @@ class Templates:
     """The runtime files by their path in a package (``together_rl/_model.py``)."""
 
 
-def load_templates(folder: Path = TEMPLATES_DIR) -> Templates:
+def load_templates(folder: Path = TEMPLATES_DIR, cache_dir: Path | None = None) -> Templates:
     files = sorted(
         p.relative_to(folder).as_posix()
         for p in folder.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     )
     return Templates(
-        environment=environment(folder),
+        environment=environment(folder, cache_dir),
         rendered=tuple(f for f in files if f.endswith(TEMPLATE_SUFFIX)),
         static={f: (folder / f).read_bytes() for f in files if not f.endswith(TEMPLATE_SUFFIX)},
     )
@@ -209,13 +209,17 @@ def render_all(
     revision_ids: Sequence[str] | None = None,
     *,
     templates: Path = TEMPLATES_DIR,
+    cache_dir: Path | None = None,
 ) -> Rendering:
     """Every package's files (or those of ``revision_ids``).
 
     Rendered Python files are formatted by the pinned black once all templates rendered: each
-    distinct text once (several are the same in every package), in parallel processes.
+    distinct text once (several are the same in every package), in parallel processes. With
+    ``cache_dir`` (what ``generate`` passes), templates are compiled once and kept there, and
+    texts that black already left unchanged are not formatted again (see
+    :class:`~generator.formatting.FormatCache`); the output is the same either way.
     """
-    folder = load_templates(templates)
+    folder = load_templates(templates, cache_dir)
     roles = load_field_roles(index.spec_dir)
     versions = package_versions(index)
     wanted = set(revision_ids) if revision_ids else {r.id for r in index}
@@ -232,7 +236,8 @@ def render_all(
     sources = sorted(
         {text for path, (_, text) in rendered.items() if path.endswith(".py")}, key=len
     )
-    formatted = dict(zip(sources, format_sources(sources)))
+    cache = FormatCache(cache_dir) if cache_dir is not None else None
+    formatted = dict(zip(sources, format_sources(sources, cache)))
     result: dict[str, bytes] = {}
     for path, (template_name, text) in rendered.items():
         if path.endswith(".py"):

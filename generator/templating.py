@@ -1,15 +1,18 @@
 """The Jinja environment the templates render in, and the filters that lay Python out as black
-does (so that black, which still formats every file, has nothing to change)."""
+does (so that black, which is the authority on format, has nothing to change)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.bccache
 
 from .formatting import LINE_LENGTH
 
@@ -98,14 +101,43 @@ def exploded(value: Any, indent: int) -> str:
     return "{\n" + items + " " * indent + "}"
 
 
-def environment(templates: Path) -> jinja2.Environment:
+_OPTIONS: dict[str, Any] = {
+    "undefined": jinja2.StrictUndefined,
+    "keep_trailing_newline": True,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "autoescape": False,
+}
+
+
+class _BytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's compiled templates on disk (checked against each template's source by Jinja), in
+    a folder of their own per Jinja version, Python version and environment options, since the
+    compiled code depends on them. A cache that cannot be written is no cache, not an error."""
+
+    def __init__(self, folder: Path) -> None:
+        options = repr(sorted((k, getattr(v, "__name__", v)) for k, v in _OPTIONS.items()))
+        key = f"{jinja2.__version__}|{sys.implementation.cache_tag}|{options}"
+        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        directory = folder / f"jinja-{jinja2.__version__}-{digest}"
+        super().__init__(str(directory))
+        self._folder = directory
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            self._folder.mkdir(parents=True, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def environment(templates: Path, cache_dir: Path | None = None) -> jinja2.Environment:
+    """The templates' environment; with ``cache_dir``, compiled templates are kept there and a
+    template is compiled again only when its source changed."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
+        bytecode_cache=_BytecodeCache(cache_dir) if cache_dir is not None else None,
+        **_OPTIONS,
     )
     env.filters["docstring"] = docstring
     env.filters["pyrepr"] = pyrepr

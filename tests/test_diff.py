@@ -8,7 +8,7 @@ import pytest
 from specdocs import PATH, document, obj, parse
 
 from generator.cli import main
-from generator.diff import Level, diff_documents
+from generator.diff import DiffStats, Level, diff_documents
 
 OP = f"POST {PATH}"
 
@@ -495,6 +495,20 @@ def test_changes_through_refs_report_every_path_that_uses_the_schema():
     body = obj(x={"$ref": "#/components/schemas/P"}, y=obj(z={"$ref": "#/components/schemas/P"}))
     result = changes(document(body, schemas=schemas_old), document(body, schemas=schemas_new))
     assert [c[2] for c in result] == ["x/a", "y/z/a"]
+
+
+def test_a_shared_component_is_compared_once_and_reported_at_each_path():
+    schemas_old = {"P": obj(a={"type": "number", "format": "float"}, b=NUM)}
+    schemas_new = {"P": obj(a=NUM, b=NUM)}
+    body = obj(x={"$ref": "#/components/schemas/P"}, y=obj(z={"$ref": "#/components/schemas/P"}))
+    stats = DiffStats()
+    result = diff_documents(
+        parse(document(body, schemas=schemas_old)),
+        parse(document(body, schemas=schemas_new)),
+        stats=stats,
+    )
+    assert [c.path for c in result] == ["x/a", "y/z/a"]
+    assert stats.components == 1  # P in the request; compared once for both paths
 
 
 def test_recursive_schemas_terminate_and_report_once():

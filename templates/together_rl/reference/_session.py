@@ -423,18 +423,20 @@ class LocalSession:
         )
 
     def _apply(self, names: list[str], settings: _Settings, total_norm: Tensor) -> None:
-        grads = [self._params[name].grad for name in names]
-        if settings.clip > 0:
-            _optim.clip_gradients([g for g in grads if g is not None], settings.clip, total_norm)
+        # The clip: Muon's gradients are scaled before Newton-Schulz; Adam's inside its kernel.
+        clip_coef = _optim.clip_coefficient(settings.clip, total_norm)
         muon_names = [name for name in names if name in self._muon_names]
         adam_names = [name for name in names if name not in self._muon_names]
         if muon_names:
+            muon_grads = [_grad(self._params[n]) for n in muon_names]
+            if clip_coef is not None:
+                torch._foreach_mul_(muon_grads, clip_coef.to(muon_grads[0].device))
             states = _optim.ensure_states(
                 self._muon_state, [(n, self._params[n]) for n in muon_names], _optim.muon_state
             )
             _optim.muon_step(
                 [self._params[n] for n in muon_names],
-                [_grad(self._params[n]) for n in muon_names],
+                muon_grads,
                 [s.momentum_buffer for s in states],
                 lr=settings.muon["learning_rate"],
                 momentum=settings.muon["momentum"],
@@ -454,6 +456,7 @@ class LocalSession:
                 beta2=settings.adam["beta2"],
                 eps=settings.adam["eps"],
                 weight_decay=settings.adam["weight_decay"],
+                clip_coef=clip_coef,
             )
 
     # -- bookkeeping --------------------------------------------------------------------------------

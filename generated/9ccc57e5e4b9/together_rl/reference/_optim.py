@@ -2,16 +2,26 @@
 
 Every function here reproduces a PyTorch optimizer so that results can be checked against it:
 
-* :func:`total_grad_norm` / :func:`clip_gradients` follow ``torch.nn.utils.clip_grad_norm_``
-  (``get_total_norm`` + ``clip_grads_with_norm_``) operation for operation.
-* :func:`adam_step` follows the *foreach* (multi-tensor, ``capturable=False``) path of
-  ``torch.optim.AdamW`` (``torch/optim/adam.py::_multi_tensor_adam`` with
-  ``decoupled_weight_decay=True``) operation for operation, so float32 results are bit-identical
-  to ``AdamW(foreach=True)``.  The fused CPU kernel (``AdamW(fused=True)``) rounds differently and
-  agrees to about 3e-7 relative.
+* :func:`total_grad_norm` / :func:`clip_coefficient` / :func:`clip_gradients` follow
+  ``torch.nn.utils.clip_grad_norm_`` (``get_total_norm`` + ``clip_grads_with_norm_``) operation
+  for operation.
+* :func:`adam_update` runs PyTorch's fused AdamW kernel (``torch._fused_adamw_``, the kernel of
+  ``AdamW(fused=True)``) where it exists for the tensors' device and dtype, with the clip folded
+  into it: the kernel divides each gradient by ``grad_scale = 1 / clip_coef`` as it reads it, so
+  no separate pass scales the gradients. Against ``clip_grad_norm_`` + ``AdamW(fused=True)`` the
+  only difference is that division in place of the multiplication by ``clip_coef``: a few ULPs
+  per element. Against the default ``AdamW`` (the for-loop and foreach paths, which round
+  ``sqrt(v) / sqrt(1 - beta2^t) + eps`` in another order than the fused kernel) elements agree to
+  a few ULPs of the parameter's magnitude, and whole parameters to about 1e-7 of their norm.
+  Elsewhere :func:`adam_step` follows the *foreach* path of ``torch.optim.AdamW``
+  (``torch/optim/adam.py::_multi_tensor_adam``, ``capturable=False``) operation for operation,
+  after :func:`clip_gradients`, which is bit-identical to ``clip_grad_norm_`` +
+  ``AdamW(foreach=True)``.
 * :func:`muon_step` / :func:`zeropower_via_newton_schulz` follow ``torch.optim.Muon`` with
-  ``nesterov=True`` (``torch/optim/_muon.py``), but orthogonalise all matrices of one shape in a
-  single batched Newton-Schulz call instead of one call per matrix.
+  ``nesterov=True`` (``torch/optim/_muon.py``), but orthogonalise several matrices of one shape in
+  a single batched Newton-Schulz call instead of one call per matrix (in batches no larger than
+  the largest matrix, so that its temporaries stay within torch's), and form the Nesterov update
+  in the gradient's own storage.
 
 The functions only do arithmetic.  They take plain lists of tensors that must all live on one
 device; request validation, non-finite refusal, sessions and threading belong to the caller.
@@ -45,7 +55,9 @@ __all__ = [
     "adam_step",
     "adam_update",
     "adjusted_lr",
+    "clip_coefficient",
     "clip_gradients",
+    "fused_adam_supported",
     "ensure_states",
     "muon_state",
     "muon_step",
@@ -97,30 +109,41 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
 
 
 @torch.no_grad()
-def clip_gradients(grads: list[Tensor], max_norm: float, total_norm: Tensor) -> None:
-    r"""Scale ``grads`` in place so that their total 2-norm is at most ``max_norm``.
+def clip_coefficient(max_norm: float, total_norm: Tensor) -> Tensor | None:
+    r"""The factor that scales the gradients to a total 2-norm of at most ``max_norm``, or
+    ``None`` when ``max_norm == 0`` (clipping disabled).
 
     .. math::
-        g_i \leftarrow g_i \cdot \min\!\Big(1, \frac{c}{\lVert g \rVert + 10^{-6}}\Big)
+        \min\!\Big(1, \frac{c}{\lVert g \rVert + 10^{-6}}\Big)
 
-    Same operations as ``torch.nn.utils.clip_grads_with_norm_``: the coefficient is a 0-dim
-    tensor ``clamp(max_norm / (total_norm + 1e-6), max=1)`` and is applied with one
-    ``torch._foreach_mul_`` (also when it is exactly 1, which leaves the gradients unchanged),
-    so no host synchronisation is needed.
-
-    ``max_norm == 0`` means *clipping disabled* and returns without touching the gradients.
+    As ``torch.nn.utils.clip_grads_with_norm_`` computes it: a 0-dim tensor
+    ``clamp(max_norm / (total_norm + 1e-6), max=1)``, so no host synchronisation is needed.
     (``clip_grad_norm_`` itself would zero every gradient for ``max_norm=0``; the reference
-    semantics define 0 as "off", so a caller may equally skip the call.)  Negative or
-    non-finite ``max_norm`` is rejected; ``total_norm`` must come from :func:`total_grad_norm`
-    and be finite, which the caller checks beforehand.
+    semantics define 0 as "off".) Negative or non-finite ``max_norm`` is rejected;
+    ``total_norm`` must come from :func:`total_grad_norm` and be finite, which the caller checks
+    beforehand.
     """
     if not math.isfinite(max_norm) or max_norm < 0:
         raise ValueError(f"max_norm must be finite and >= 0, got {max_norm}")
-    if max_norm == 0 or not grads:
-        return
+    if max_norm == 0:
+        return None
     clip_coef = float(max_norm) / (total_norm + CLIP_EPS)
-    clip_coef_clamped = torch.clamp(clip_coef, max=1.0)
-    torch._foreach_mul_(grads, clip_coef_clamped.to(grads[0].device))
+    return torch.clamp(clip_coef, max=1.0)
+
+
+@torch.no_grad()
+def clip_gradients(grads: list[Tensor], max_norm: float, total_norm: Tensor) -> None:
+    r"""Scale ``grads`` in place so that their total 2-norm is at most ``max_norm``.
+
+    Same operations as ``torch.nn.utils.clip_grads_with_norm_``: the coefficient of
+    :func:`clip_coefficient` applied with one ``torch._foreach_mul_`` (also when it is exactly
+    1, which leaves the gradients unchanged). ``max_norm == 0`` returns without touching the
+    gradients.
+    """
+    clip_coef = clip_coefficient(max_norm, total_norm)
+    if clip_coef is None or not grads:
+        return
+    torch._foreach_mul_(grads, clip_coef.to(grads[0].device))
 
 
 def _cpu_blocks(
@@ -257,7 +280,7 @@ def adam_step(
     This is the operation sequence of ``torch.optim.AdamW``'s foreach path
     (``_multi_tensor_adam``, ``capturable=False``, ``amsgrad=False``, ``maximize=False``);
     float32 results are bit-identical to ``AdamW(foreach=True)`` and to the default
-    single-tensor CPU path.  All maths runs as multi-tensor ``torch._foreach_*`` ops; on CPU
+    single-tensor CPU path. :func:`adam_update` uses it where the fused kernel does not exist.  All maths runs as multi-tensor ``torch._foreach_*`` ops; on CPU
     they are applied block by block (:func:`_cpu_blocks`), which changes speed, not values.
 
     ``params``, ``grads``, ``exp_avgs`` and ``exp_avg_sqs`` are parallel lists on one device;
@@ -292,6 +315,27 @@ def adam_step(
         torch._foreach_addcdiv_(p, m, denom, step_size)
 
 
+def fused_adam_supported(tensors: Sequence[Tensor]) -> bool:
+    """Whether :func:`adam_update` can run PyTorch's fused AdamW kernel on ``tensors``: the
+    kernel exists in this torch, for their device, and they are real floating-point dense
+    tensors of one device and dtype (what ``AdamW(fused=True)`` accepts)."""
+    if not tensors or not hasattr(torch, "_fused_adamw_"):
+        return False
+    from torch.utils._foreach_utils import _get_fused_kernels_supported_devices
+
+    first = tensors[0]
+    if first.device.type not in _get_fused_kernels_supported_devices():
+        return False
+    if not first.is_floating_point() or first.is_complex():
+        return False
+    dtype, device = first.dtype, first.device
+    return (
+        all(t.dtype is dtype for t in tensors)
+        and all(t.device == device for t in tensors)
+        and all(t.layout is torch.strided for t in tensors)
+    )
+
+
 @torch.no_grad()
 def adam_update(
     params: list[Tensor],
@@ -303,24 +347,66 @@ def adam_update(
     beta2: float,
     eps: float,
     weight_decay: float,
+    clip_coef: Tensor | None = None,
 ) -> None:
-    """Advance each parameter's own step count by one and apply :func:`adam_step`.
+    """Advance each parameter's own step count by one and apply one AdamW step to ``params``,
+    with the gradients first multiplied by ``clip_coef`` (:func:`clip_coefficient`) if given.
 
-    This is exactly ``torch.optim.AdamW.step()`` for parameters whose step counts may differ
-    (a parameter skipped in an earlier step because it had no gradient lags behind): parameters
-    are grouped by their new step count and each group is one multi-tensor :func:`adam_step`.
-    In the common case of equal counts that is a single call.
+    Step counts are per parameter, as in ``torch.optim.AdamW`` (a parameter skipped in an
+    earlier step because it had no gradient lags behind). Where :func:`fused_adam_supported`,
+    this is one call of PyTorch's fused AdamW kernel over all parameters, with their own step
+    counts and the clip folded in as the kernel's ``grad_scale`` (``1 / clip_coef``): the
+    kernel reads each gradient once, divides it by ``grad_scale`` and writes it back so scaled.
+    Elsewhere the gradients are scaled with :func:`clip_gradients`' multiplication and each
+    group of parameters with the same new step count takes one multi-tensor
+    :func:`adam_step`. ``grads`` are consumed: they hold the clipped gradients afterwards.
     """
+    for st in states:
+        st.step += 1
+    if not params:
+        return
+    exp_avgs = [st.exp_avg for st in states]
+    exp_avg_sqs = [st.exp_avg_sq for st in states]
+    if fused_adam_supported([*params, *grads, *exp_avgs, *exp_avg_sqs]):
+        device = params[0].device
+        # the kernel reads each parameter's step from a float32 scalar tensor (never writes it);
+        # parameters with the same count share one
+        counts: dict[int, Tensor] = {}
+        for st in states:
+            if st.step not in counts:
+                counts[st.step] = torch.tensor(float(st.step), dtype=torch.float32, device=device)
+        grad_scale = None
+        if clip_coef is not None:
+            grad_scale = torch.reciprocal(clip_coef.to(device=device, dtype=torch.float32))
+        torch._fused_adamw_(
+            params,
+            grads,
+            exp_avgs,
+            exp_avg_sqs,
+            [],
+            [counts[st.step] for st in states],
+            lr=lr,
+            beta1=beta1,
+            beta2=beta2,
+            weight_decay=weight_decay,
+            eps=eps,
+            amsgrad=False,
+            maximize=False,
+            grad_scale=grad_scale,
+            found_inf=None,
+        )
+        return
+    if clip_coef is not None:
+        torch._foreach_mul_(grads, clip_coef.to(grads[0].device))
     groups: dict[int, list[int]] = defaultdict(list)
     for i, st in enumerate(states):
-        st.step += 1
         groups[st.step].append(i)
     for t, idx in groups.items():
         adam_step(
             [params[i] for i in idx],
             [grads[i] for i in idx],
-            [states[i].exp_avg for i in idx],
-            [states[i].exp_avg_sq for i in idx],
+            [exp_avgs[i] for i in idx],
+            [exp_avg_sqs[i] for i in idx],
             t,
             lr=lr,
             beta1=beta1,
@@ -335,8 +421,15 @@ def adam_update(
 # --------------------------------------------------------------------------------------------
 
 
-def _newton_schulz_bf16(G: Tensor, steps: int, eps: float = NS_EPS) -> Tensor:
-    """Batched quintic Newton-Schulz on a (..., A, B) stack; returns bfloat16, shape of ``G``."""
+def _newton_schulz_bf16(
+    G: Tensor, steps: int, eps: float = NS_EPS, *, overwrite: bool = False
+) -> Tensor:
+    """Batched quintic Newton-Schulz on a (..., A, B) stack; returns bfloat16, shape of ``G``.
+
+    With ``overwrite`` (``G`` a contiguous bfloat16 scratch tensor of the caller's, with
+    ``A <= B``), ``G`` itself is normalised in place and serves as one of the two iterates'
+    buffers, so that the iteration allocates one more stack only; the result may be ``G``.
+    """
     if G.ndim < 2:
         raise ValueError(f"expected a (..., A, B) tensor, got shape {tuple(G.shape)}")
     if steps < 1:
@@ -347,16 +440,18 @@ def _newton_schulz_bf16(G: Tensor, steps: int, eps: float = NS_EPS) -> Tensor:
     transposed = rows > cols
     if transposed:
         X = X.mT  # work on the wide orientation: the Gram matrix X X^T is the small one
+    reuse = overwrite and not transposed and G.dtype == torch.bfloat16 and X.is_contiguous()
     # Spectral norm <= Frobenius norm: scale so that all singular values are <= 1.
-    # Like torch.optim.Muon the norm is taken (and clamped) in bfloat16; out of place so that a
-    # bfloat16 input is never modified.
-    X = X / X.norm(dim=(-2, -1), keepdim=True).clamp(min=eps)
+    # Like torch.optim.Muon the norm is taken (and clamped) in bfloat16; out of place unless the
+    # caller gave its own scratch tensor, so that a bfloat16 input is never modified.
+    norm = X.norm(dim=(-2, -1), keepdim=True).clamp(min=eps)
+    X = X.div_(norm) if reuse else X / norm
     # Preallocated outputs, reused across iterations: one allocation each instead of one per
     # product (large fresh allocations cost page faults on CPU).  Same kernels, same results;
     # baddbmm fuses the scaled add into the product like torch's addmm calls.
     n, m, k = X.shape
     gram, poly = X.new_empty(n, m, m), X.new_empty(n, m, m)
-    outs = (X.new_empty(n, m, k), X.new_empty(n, m, k))
+    outs = (X.new_empty(n, m, k), X if reuse else X.new_empty(n, m, k))
     for i in range(steps):
         out = outs[i % 2]  # never the current X, which the products below still read
         torch.bmm(X, X.mT, out=gram)  # A = X X^T
@@ -367,6 +462,13 @@ def _newton_schulz_bf16(G: Tensor, steps: int, eps: float = NS_EPS) -> Tensor:
         X = X.mT
     result: Tensor = X.reshape(G.shape)
     return result
+
+
+def _ns_temporaries(shape: tuple[int, ...]) -> int:
+    """Elements that Newton-Schulz allocates for one ``A x B`` matrix: two ``m x k`` iterates and
+    two ``m x m`` products, with ``m <= k`` its sides."""
+    m, k = sorted(shape[-2:])
+    return 2 * m * k + 2 * m * m
 
 
 @torch.no_grad()
@@ -432,9 +534,12 @@ def muon_step(
         \end{aligned}
 
     Weight decay uses the plain ``lr``; the update uses :func:`adjusted_lr`.  Element-wise work
-    is multi-tensor (``torch._foreach_*``); Newton-Schulz runs once per distinct shape on the
-    stacked updates of all parameters of that shape.  The bfloat16 orthogonalised update is
-    added to the parameter directly (exact widening), as torch does.
+    is multi-tensor (``torch._foreach_*``); Newton-Schulz runs on the stacked updates of several
+    parameters of one shape at a time, in batches whose temporaries are no larger than those of
+    the largest matrix.  The bfloat16 orthogonalised update is widened exactly to float32 and
+    added to the parameter, as torch's ``p.add_(update)`` computes it.  ``grads`` are
+    overwritten (with the Nesterov update :math:`U`, then the widened orthogonalised update; the
+    caller clears them after the step), so that no full-size copy of the gradients is made.
     """
     if not params:
         return
@@ -443,7 +548,9 @@ def muon_step(
             raise ValueError(f"Muon only handles 2-D parameters, got shape {tuple(p.shape)}")
 
     torch._foreach_lerp_(momentum_buffers, grads, 1 - momentum)
-    updates = torch._foreach_lerp(grads, momentum_buffers, momentum)
+    # The Nesterov update, in the gradients' own storage (no copy of every gradient at once).
+    torch._foreach_lerp_(grads, momentum_buffers, momentum)
+    updates = grads
 
     if weight_decay != 0:
         torch._foreach_mul_(params, 1 - lr * weight_decay)
@@ -451,15 +558,32 @@ def muon_step(
     by_shape: dict[tuple[int, ...], list[int]] = defaultdict(list)
     for i, u in enumerate(updates):
         by_shape[tuple(u.shape)].append(i)
+    # Matrices of one shape go through Newton-Schulz together, in batches whose temporaries
+    # (two iterates, the Gram matrix and the polynomial of it) take no more memory than those of
+    # the largest matrix alone: no more than torch's, which orthogonalises one matrix at a time.
+    budget = max(_ns_temporaries(shape) for shape in by_shape)
 
     for shape, idx in by_shape.items():
-        # Stack straight into bfloat16 (the rounding torch's .bfloat16() does), one copy.
-        stacked = torch.empty((len(idx), *shape), dtype=torch.bfloat16, device=params[0].device)
-        torch._foreach_copy_(list(stacked.unbind(0)), [updates[i] for i in idx])
-        ortho = _newton_schulz_bf16(stacked, ns_steps)
-        torch._foreach_add_(
-            [params[i] for i in idx], list(ortho.unbind(0)), alpha=-adjusted_lr(lr, scaling, shape)
-        )
+        rows, cols = shape
+        transposed = rows > cols  # stacked in the wide orientation, so that it is contiguous
+        wide = (cols, rows) if transposed else (rows, cols)
+        per_batch = max(1, budget // _ns_temporaries(shape))
+        alpha = -adjusted_lr(lr, scaling, shape)
+        for start in range(0, len(idx), per_batch):
+            batch = idx[start : start + per_batch]
+            # Stack straight into bfloat16 (the rounding torch's .bfloat16() does), one copy.
+            stacked = torch.empty(
+                (len(batch), *wide), dtype=torch.bfloat16, device=params[0].device
+            )
+            sources = [updates[i].mT if transposed else updates[i] for i in batch]
+            torch._foreach_copy_(list(stacked.unbind(0)), sources)
+            ortho = _newton_schulz_bf16(stacked, ns_steps, overwrite=True)
+            # Widened (exactly) into the float32 storage the update came from, which is free
+            # again: adding float32 to float32 then needs no temporary copy of the result.
+            widened = [updates[i] for i in batch]
+            torch._foreach_copy_(widened, [o.mT if transposed else o for o in ortho.unbind(0)])
+            del stacked, ortho
+            torch._foreach_add_([params[i] for i in batch], widened, alpha=alpha)
 
 
 # --------------------------------------------------------------------------------------------
