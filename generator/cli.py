@@ -8,8 +8,11 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import datetime
+import keyword
+import re
 
 from . import changelog
 from .diff import Change, diff_documents
@@ -18,6 +21,9 @@ from .ir import Document
 from .loader import load_yaml
 from .parser import parse_file
 from .revisions import RevisionIndex, append_revision, check_new_revision, load_index
+
+if TYPE_CHECKING:
+    from .render import PackageInfo
 
 DEFAULT_SPEC_DIR = Path("spec")
 DEFAULT_OUT = Path("generated")
@@ -95,10 +101,28 @@ def _parser() -> argparse.ArgumentParser:
     add.set_defaults(run=_add_revision)
 
     generate = commands.add_parser(
-        "generate", help="render every revision's package into generated/"
+        "generate",
+        help="render every revision's package into generated/ (or one document's package)",
     )
     generate.add_argument(
-        "--out", type=Path, default=DEFAULT_OUT, help="output folder (default: generated)"
+        "--out", type=Path, help="output folder (default: generated; required with --spec)"
+    )
+    generate.add_argument(
+        "--spec",
+        type=Path,
+        metavar="DOCUMENT",
+        help="render the package of this OpenAPI 3.0/3.1 document alone, whatever its API",
+    )
+    generate.add_argument(
+        "--package", help="with --spec: the Python package's name (default: from the title)"
+    )
+    generate.add_argument(
+        "--distribution", help="with --spec: the distribution's name (default: from the package)"
+    )
+    generate.add_argument(
+        "--version",
+        dest="package_version",
+        help="with --spec: the package's version (default: the document's, where pip accepts it)",
     )
     generate.add_argument(
         "--revision",
@@ -319,17 +343,26 @@ def _compatibility(index: RevisionIndex) -> str:
 def _generate(args: argparse.Namespace) -> int:
     from . import readme
     from .formatting import default_cache_dir
-    from .render import render_all
-    from .versions import package_versions
+    from .render import REVISION_PACKAGE, render_all
+    from .smoke import import_packages
     from .tree import check_output_folder, recover, write_tree
+    from .versions import package_versions
 
+    if args.spec is not None:
+        return _generate_document(args)
+    out = args.out or DEFAULT_OUT
     index = load_index(args.spec_dir)
-    recover(args.out.resolve())
-    check_output_folder(args.out.resolve())  # before the work, not only before the writing
+    recover(out.resolve())
+    check_output_folder(out.resolve())  # before the work, not only before the writing
     rendering = render_all(index, args.revisions, cache_dir=default_cache_dir())
     for warning in rendering.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    write_tree(rendering.files, args.out, only=args.revisions)
+    written = sorted({path.split("/")[0] for path in rendering.files})
+
+    def verify(staging: Path) -> None:
+        import_packages([(staging / name, REVISION_PACKAGE.import_name) for name in written])
+
+    write_tree(rendering.files, out, only=args.revisions, verify=verify)
     if args.readme.is_file():
         if readme.update(args.readme, package_versions(index)):
             print(f"updated the revision table in {args.readme}")
@@ -339,8 +372,61 @@ def _generate(args: argparse.Namespace) -> int:
             matrix.write_text(text, encoding="utf-8")
             print(f"updated {matrix}")
     count = len(args.revisions) if args.revisions else len(index)
-    print(f"rendered {len(rendering.files)} files of {count} revisions into {args.out}")
+    print(f"rendered {len(rendering.files)} files of {count} revisions into {out}")
     return 0
+
+
+def _generate_document(args: argparse.Namespace) -> int:
+    from .formatting import default_cache_dir
+    from .loader import load_yaml
+    from .render import render_one_document
+    from .smoke import import_packages
+    from .tree import check_output_folder, recover, write_tree
+    from .validate import schema_problems
+
+    if args.out is None:
+        raise GeneratorError("--spec needs --out: the folder to write the package into")
+    if args.revisions:
+        raise GeneratorError("--revision is for the revisions of spec/, not with --spec")
+    # what openapi-spec-validator finds is reported; the generator reads what it can leniently,
+    # and what would give wrong code stops it (located errors from the parser and the views)
+    for problem in schema_problems(load_yaml(args.spec), str(args.spec)):
+        print(f"warning: {problem}", file=sys.stderr)
+    package = _package_info(args)
+    recover(args.out.resolve())
+    check_output_folder(args.out.resolve(), package.import_name)
+    rendering = render_one_document(
+        args.spec, package, args.package_version, cache_dir=default_cache_dir()
+    )
+    for warning in rendering.warnings:
+        print(f"warning: left out {warning}", file=sys.stderr)
+
+    def verify(staging: Path) -> None:
+        import_packages([(staging, package.import_name)])
+
+    write_tree(rendering.files, args.out, package=package.import_name, verify=verify)
+    print(f"rendered {len(rendering.files)} files of {args.spec} into {args.out}")
+    return 0
+
+
+def _package_info(args: argparse.Namespace) -> PackageInfo:
+    """The package's names: given, else from the document's title."""
+    from .loader import load_yaml
+    from .render import PackageInfo
+
+    raw = load_yaml(args.spec)
+    title = (
+        str((raw.get("info") or {}).get("title") or args.spec.stem)
+        if isinstance(raw, dict)
+        else args.spec.stem
+    )
+    words = re.findall(r"[0-9A-Za-z]+", title.lower()) or ["api"]
+    name = args.package or "_".join(words)
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise GeneratorError(f"--package {name!r} is not a Python package name")
+    distribution = args.distribution or name.replace("_", "-")
+    prose = title if title.lower().endswith(("api", "apis")) else f"{title} API"
+    return PackageInfo(name, distribution, f"the {prose}", False)
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -177,7 +177,10 @@ class Response:
     status: str
     description: str
     content_type: str | None = None
+    """The media type the schema is of: JSON where the response offers it, else its first."""
     schema: Schema | None = None
+    content_types: tuple[str, ...] = ()
+    """Every media type the response offers, in the document's order."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -410,9 +410,7 @@ class _Parser:
         content = self.mapping(node.get("content", {}), join(pointer, "content"), "content")
         if not content:
             return None, None
-        content_type = next(
-            (t for t in content if t.split(";")[0].strip() == "application/json"), None
-        )
+        content_type = next((t for t in content if is_json(t)), None)
         if content_type is None:
             content_type = next(iter(content))
         media = self.mapping(
@@ -444,12 +442,14 @@ class _Parser:
         node, at = self.follow(node, pointer, "responses")
         node = self.mapping(node, at, "a response")
         content_type, schema = self.media(node, at)
+        content = node.get("content") or {}
         return ir.Response(
             pointer=at,
             status=status,
             description=self.string(node, "description", at) or "",
             content_type=content_type,
             schema=schema,
+            content_types=tuple(str(t) for t in content) if isinstance(content, Mapping) else (),
         )
 
     # -- schemas --------------------------------------------------------------------------------
@@ -716,6 +716,12 @@ class _Parser:
             title=self.string(node, "title", pointer),
             **common,
         )
+
+
+def is_json(media_type: str) -> bool:
+    """``application/json``, or a JSON-based type such as ``application/problem+json``."""
+    essence = media_type.split(";")[0].strip().lower()
+    return essence == "application/json" or essence.endswith("+json")
 
 
 def _refs(schema: ir.Schema) -> Iterator[str]:

@@ -7,9 +7,21 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
+from typing import Literal
+
 from . import ir
-from .errors import UnsupportedConstructError
-from .pymodel import PyField, PyModule, PyType, attribute_name, class_name, constraints_of
+from .errors import SpecError, UnsupportedConstructError
+from .parser import is_json
+from .pymodel import (
+    FORM,
+    MULTIPART,
+    PyField,
+    PyModule,
+    PyType,
+    attribute_name,
+    constraints_of,
+    operation_name,
+)
 
 IDEMPOTENCY_HEADER = "idempotency-key"
 """The header that makes a POST safe to send again (compared without case)."""
@@ -84,6 +96,51 @@ class PyBodyField:
 
 
 @dataclass(frozen=True)
+class PyBody:
+    """An operation's request body, as the method takes it: a model's fields as keyword
+    arguments (JSON, a form, multipart), or one ``body`` argument (any other JSON, raw bytes)."""
+
+    kind: Literal["json", "form", "multipart", "bytes"]
+    content_type: str
+    model: str | None
+    """The model whose fields are the keyword arguments."""
+    fields: tuple[PyBodyField, ...]
+    type: PyType | None
+    """The type of the ``body`` argument, where there is no model (``None`` for raw bytes)."""
+    required: bool
+
+    @property
+    def annotation(self) -> str:
+        """The ``body`` argument's annotation."""
+        text = self.type.annotation if self.type is not None else "bytes"
+        return text if self.required else f"{text} | None"
+
+
+@dataclass(frozen=True)
+class PyResponse:
+    """What a method returns: a JSON value read by ``type``'s reader, bytes, text, an iterator
+    of server-sent events, or nothing."""
+
+    kind: Literal["json", "bytes", "text", "events", "none"]
+    type: PyType | None = None
+
+    @property
+    def model(self) -> str | None:
+        """The model a JSON response is, where it is one."""
+        if self.type is not None and self.type.kind == "model" and not self.type.nullable:
+            return self.type.name
+        return None
+
+    def annotation(self, is_async: bool) -> str:
+        if self.kind == "json":
+            assert self.type is not None
+            return self.type.annotation
+        if self.kind == "events":
+            return "AsyncIterator[ServerSentEvent]" if is_async else "Iterator[ServerSentEvent]"
+        return {"bytes": "bytes", "text": "str", "none": "None"}[self.kind]
+
+
+@dataclass(frozen=True)
 class PyOperation:
     key: str
     """The operation's ``"METHOD /path"``, as the IR names it."""
@@ -97,12 +154,25 @@ class PyOperation:
     query_parameters: tuple[PyParameter, ...]
     header_parameters: tuple[PyParameter, ...]
     cookie_parameters: tuple[PyParameter, ...]
-    body_model: str | None
-    body_fields: tuple[PyBodyField, ...]
-    response_model: str | None
+    body: PyBody | None
+    response: PyResponse
+    error_model: str | None = None
+    """The model of the operation's error responses, where they have one."""
     removed_fields: tuple[tuple[str, str], ...] = ()
     """``(argument name, "was removed in revision ...")`` for body fields of earlier revisions:
     passing one raises RevisionMismatchError rather than Python's bare TypeError."""
+
+    @property
+    def body_model(self) -> str | None:
+        return self.body.model if self.body is not None else None
+
+    @property
+    def body_fields(self) -> tuple[PyBodyField, ...]:
+        return self.body.fields if self.body is not None else ()
+
+    @property
+    def response_model(self) -> str | None:
+        return self.response.model
 
     @property
     def keyword_parameters(self) -> tuple[PyParameter, ...]:
@@ -137,9 +207,29 @@ class PyOperation:
 
     @property
     def helpers(self) -> frozenset[str]:
-        """The functions of ``_model`` the parameters' checks use."""
+        """The functions of ``_model`` the parameters' checks and the body and response use."""
         every = self.path_parameters + self.keyword_parameters
-        return frozenset().union(*(p.type.helpers for p in every))
+        used = frozenset().union(*(p.type.helpers for p in every))
+        if self.body is not None and self.body.model is None and self.body.type is not None:
+            used |= self.body.type.helpers
+        if self.response.type is not None and self.response.model is None:
+            used |= self.response.type.helpers
+        return used
+
+    @property
+    def classes(self) -> frozenset[str]:
+        """The generated classes the method's arguments and result name."""
+        used: set[str] = set()
+        if self.body is not None:
+            used |= {self.body.model} if self.body.model else set()
+            used |= frozenset().union(*(f.classes for f in self.body.fields))
+            if self.body.type is not None:
+                used |= self.body.type.classes
+        if self.response.type is not None:
+            used |= self.response.type.classes
+        for p in self.path_parameters + self.keyword_parameters:
+            used |= p.type.classes
+        return frozenset(used)
 
     @property
     def doc(self) -> str:
@@ -149,6 +239,8 @@ class PyOperation:
             parts.append(self.description)
         args = [(p.name, p.description or p.key) for p in self.path_parameters]
         args += [(f.name, f.description or f.key) for f in self.body_fields]
+        if self.body is not None and self.body.model is None:
+            args.append(("body", "The request body."))
         for p in self.keyword_parameters:
             text = p.description or p.key
             if p.idempotency_key:
@@ -159,8 +251,12 @@ class PyOperation:
         if args:
             lines = [f"{name}: {' '.join(text.split())}" for name, text in args]
             parts.append("\n".join(["Args:", *lines]))
-        if self.response_model:
-            parts.append(f"Returns the {self.response_model}.")
+        if self.response.model:
+            parts.append(f"Returns the {self.response.model}.")
+        elif self.response.kind == "events":
+            parts.append("Returns the server-sent events as they arrive.")
+        elif self.response.kind in ("bytes", "text"):
+            parts.append(f"Returns the response's {self.response.kind}.")
         return "\n\n".join(parts)
 
 
@@ -205,8 +301,8 @@ class PyClient:
     waiters: tuple[PyWaiter, ...]
     server: str
     """The spec's first server URL (``https://api.together.ai/v1``)."""
-    error_model: str | None
-    """The model of the ``default`` (error) response, shared by the operations."""
+    error_models: tuple[str, ...]
+    """The models of the operations' error responses."""
     models: tuple[str, ...]
     """Model classes the client module uses."""
 
@@ -274,34 +370,49 @@ class PyClient:
         return sorted({w.model for w in self.waiters})
 
     @property
+    def error_annotation(self) -> str:
+        """The type of ``APIStatusError.error``: the error models, or ``Any`` where none."""
+        return " | ".join(self.error_models) or "Any"
+
+    @property
     def exception_models(self) -> list[str]:
-        """The models the exceptions hold: the waited-for operations and the error body."""
-        return sorted(set(self.waiter_models) | ({self.error_model} if self.error_model else set()))
+        """The models the exceptions hold: the waited-for operations and the error bodies."""
+        return sorted(set(self.waiter_models) | set(self.error_models))
+
+    @property
+    def files(self) -> bool:
+        """Whether a method takes files (so that the module imports ``IO``)."""
+        return any(f.field.type.files for op in self.operations for f in op.body_fields)
+
+    @property
+    def streams(self) -> bool:
+        """Whether a method returns server-sent events."""
+        return any(op.response.kind == "events" for op in self.operations)
 
 
 def build_client(doc: ir.Document, module: PyModule) -> PyClient:
-    operations = tuple(_operation(doc, module, op) for op in doc.operations)
+    operations: list[PyOperation] = []
+    names: dict[str, str] = {}
+    for source in doc.operations:
+        for method in _operations(doc, module, source):
+            first = names.setdefault(method.method_name, source.pointer)
+            if first != source.pointer:
+                raise SpecError(
+                    source.pointer,
+                    f"the operations here and at {first} both become the method "
+                    f"{method.method_name} (operationIds must be unique, also in snake_case)",
+                )
+            operations.append(method)
     waiters = tuple(w for w in (_waiter(module, a, b) for a in operations for b in operations) if w)
-    used = {name for op in operations for name in (op.body_model, op.response_model) if name}
-    used |= {name for op in operations for f in op.body_fields for name in f.classes}
+    used = frozenset().union(*(op.classes for op in operations))
     used |= {w.status_enum for w in waiters}
-    errors = {
-        _model_of(r.schema, r.pointer)
-        for op in doc.operations
-        for r in op.responses
-        if r.schema is not None and not r.status.startswith("2")
-    }
-    used |= errors
-    if len(errors) > 1:
-        raise UnsupportedConstructError(
-            "/paths", f"several error response models ({', '.join(sorted(errors))})"
-        )
+    errors = {op.error_model for op in operations if op.error_model}
     return PyClient(
-        operations=operations,
+        operations=tuple(operations),
         waiters=waiters,
         server=doc.servers[0] if doc.servers else "",
-        error_model=next(iter(errors), None),
-        models=tuple(sorted(used)),
+        error_models=tuple(sorted(errors)),
+        models=tuple(sorted(used | errors)),
     )
 
 
@@ -331,12 +442,11 @@ def _parameter_type(doc: ir.Document, module: PyModule, schema: ir.Schema, point
     elif (
         isinstance(resolved, ir.Enum)
         and isinstance(schema, ir.Ref)
-        and class_name(schema.name) in enums
+        and module.classes.get(schema.name) in enums
     ):
-        kind = PyType("enum", class_name(schema.name))
+        kind = PyType("enum", module.classes[schema.name], integer=resolved.type == "integer")
     elif isinstance(resolved, ir.Enum):
-        base = "string" if resolved.type == "string" else "integer"
-        kind = PyType("primitive", base, constraints=(("values", resolved.values),))
+        kind = PyType("primitive", resolved.type, constraints=(("values", resolved.values),))
     elif isinstance(resolved, ir.Array):
         item = _parameter_type(doc, module, resolved.items, pointer)
         if item.kind == "list":
@@ -348,31 +458,62 @@ def _parameter_type(doc: ir.Document, module: PyModule, schema: ir.Schema, point
     return PyType(kind.kind, kind.name, kind.args, constraints=tuple(dict(limits).items()))
 
 
-def _operation(doc: ir.Document, module: PyModule, op: ir.Operation) -> PyOperation:
-    if not op.operation_id:
-        raise UnsupportedConstructError(
-            op.pointer, "an operation without an operationId in a client"
-        )
-    body_model = None
-    fields: tuple[PyBodyField, ...] = ()
-    removed: tuple[tuple[str, str], ...] = ()
-    if op.request_body and op.request_body.schema:
-        body_model = _model_of(op.request_body.schema, op.request_body.pointer)
-        model = module.model(body_model)
-        removed = tuple((attribute_name(key), note) for key, note in model.other_revisions)
-        fields = tuple(PyBodyField(f) for f in model.fields)
-    success = next((r for r in op.responses if r.status.startswith("2")), None)
-    response_model = None
-    if success is not None and success.schema is not None:
-        response_model = _model_of(success.schema, success.pointer)
+EVENT_STREAM = "text/event-stream"
+
+
+def _essence(media_type: str) -> str:
+    return media_type.split(";")[0].strip().lower()
+
+
+def _success(op: ir.Operation) -> ir.Response | None:
+    return next((r for r in op.responses if r.status.startswith("2")), None)
+
+
+def _streams(op: ir.Operation) -> bool:
+    """Whether the success response can be a stream of server-sent events."""
+    success = _success(op)
+    return success is not None and any(_essence(t) == EVENT_STREAM for t in success.content_types)
+
+
+def _success_kind(op: ir.Operation) -> Literal["json", "bytes", "text", "events", "none"]:
+    success = _success(op)
+    if success is None or not success.content_types:
+        return "none"
+    if success.content_type and is_json(success.content_type) and success.schema is not None:
+        return "json"
+    first = _essence(success.content_types[0])
+    if first == EVENT_STREAM:
+        return "events"
+    return "text" if first.startswith("text/") else "bytes"
+
+
+def _operations(doc: ir.Document, module: PyModule, op: ir.Operation) -> list[PyOperation]:
+    """The methods of an operation: one, and a ``_stream`` twin where a JSON response can also
+    come as server-sent events."""
+    types = module.operations[op.key]
     params = [_parameter(doc, module, p) for p in op.parameters]
     path = op.path
+    declared = {p.key for p in params if p.location == "path"}
+    template = set(re.findall(r"\{([^}]*)\}", op.path))
+    if declared != template:
+        missing = sorted(template - declared)
+        extra = sorted(declared - template)
+        problem = (
+            f"the path's placeholders {missing} have no path parameter"
+            if missing
+            else f"the path parameters {extra} are not in the path"
+        )
+        raise SpecError(op.pointer, problem)
     for p in params:
         if p.location == "path":
             path = path.replace("{" + p.key + "}", "{" + p.name + "}")
-    return PyOperation(
+    body, removed = _body(op, module, types.body)
+    success = _success(op)
+    kind = _success_kind(op)
+    response = PyResponse(kind, types.response if kind == "json" else None)
+    method = PyOperation(
         key=op.key,
-        method_name=attribute_name(op.operation_id),
+        method_name=operation_name(op),
         http_method=op.method.upper(),
         path=path,
         summary=op.summary,
@@ -381,17 +522,88 @@ def _operation(doc: ir.Document, module: PyModule, op: ir.Operation) -> PyOperat
         query_parameters=tuple(p for p in params if p.location == "query"),
         header_parameters=tuple(p for p in params if p.location == "header"),
         cookie_parameters=tuple(p for p in params if p.location == "cookie"),
-        body_model=body_model,
-        body_fields=fields,
+        body=body,
+        response=response,
+        error_model=_error_model(op, module),
         removed_fields=removed,
-        response_model=response_model,
     )
+    _check_names(op, method)
+    if kind == "json" and _streams(op) and success is not None:
+        stream = PyOperation(
+            **{
+                **method.__dict__,
+                "method_name": method.method_name + "_stream",
+                "response": PyResponse("events"),
+                "summary": (op.summary or method.method_name) + ", as server-sent events",
+            }
+        )
+        return [method, stream]
+    return [method]
 
 
-def _model_of(schema: ir.Schema, pointer: str) -> str:
-    if not isinstance(schema, ir.Ref):
-        raise UnsupportedConstructError(pointer, "an inline request or response schema in a client")
-    return class_name(schema.name)
+def _body(
+    op: ir.Operation, module: PyModule, kind: PyType | None
+) -> tuple[PyBody | None, tuple[tuple[str, str], ...]]:
+    body = op.request_body
+    if body is None:
+        return None, ()
+    essence = _essence(body.content_type)
+    form: Literal["json", "form", "multipart", "bytes"] = (
+        "form" if essence == FORM else "multipart" if essence == MULTIPART else "json"
+    )
+    if kind is None:  # not JSON or a form: raw bytes
+        return PyBody("bytes", body.content_type, None, (), None, body.required), ()
+    if kind.kind == "model" and not kind.nullable:
+        model = module.model(kind.name)
+        removed = tuple((attribute_name(key), note) for key, note in model.other_revisions)
+        fields = tuple(PyBodyField(f) for f in model.fields)
+        return PyBody(form, body.content_type, kind.name, fields, None, body.required), removed
+    if form != "json":
+        raise UnsupportedConstructError(
+            body.pointer, "a form or multipart body that is not an object of named fields"
+        )
+    return PyBody("json", body.content_type, None, (), kind, body.required), ()
+
+
+def _error_model(op: ir.Operation, module: PyModule) -> str | None:
+    """The model of the operation's error responses: that of ``default``, else of the first
+    error status with a JSON model."""
+    errors = sorted(
+        (r for r in op.responses if not r.status.startswith("2")),
+        key=lambda r: r.status != "default",
+    )
+    for response in errors:
+        if (
+            isinstance(response.schema, ir.Ref)
+            and response.content_type
+            and is_json(response.content_type)
+        ):
+            name = module.classes.get(response.schema.name)
+            if name is not None and any(m.name == name for m in module.models):
+                return name
+    return None
+
+
+_LOCALS = frozenset({"self"})
+
+
+def _check_names(op: ir.Operation, method: PyOperation) -> None:
+    """The method's arguments must have distinct Python names."""
+    seen: dict[str, str] = {}
+    arguments = [(p.name, f"the {p.location} parameter {p.key!r}") for p in method.path_parameters]
+    arguments += [(f.name, f"the body field {f.key!r}") for f in method.body_fields]
+    if method.body is not None and method.body.model is None:
+        arguments.append(("body", "the request body"))
+    arguments += [
+        (p.name, f"the {p.location} parameter {p.key!r}") for p in method.keyword_parameters
+    ]
+    for name, what in arguments:
+        if name in seen or name in _LOCALS:
+            raise SpecError(
+                op.pointer,
+                f"{what} and {seen.get(name, 'a name of Python')} both become the argument {name}",
+            )
+        seen[name] = what
 
 
 def _waiter(module: PyModule, submit: PyOperation, retrieve: PyOperation) -> PyWaiter | None:

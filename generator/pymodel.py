@@ -10,11 +10,12 @@ import keyword
 import re
 from collections.abc import Mapping, Sequence
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from . import ir
-from .errors import UnsupportedConstructError
+from .errors import SpecError, UnsupportedConstructError
+from .parser import is_json
 from .pointer import join
 from .revisions import Revision
 
@@ -31,7 +32,7 @@ class PyType:
     structure; nothing reads them back.
     """
 
-    kind: Literal["primitive", "any", "enum", "model", "list", "dict", "union"]
+    kind: Literal["primitive", "any", "null", "file", "enum", "model", "list", "dict", "union"]
     name: str = ""
     args: tuple[PyType, ...] = ()
     strict: bool = True
@@ -49,6 +50,10 @@ class PyType:
             text = _PYTHON_TYPES[self.name]
         elif self.kind == "any":
             text = "Any"
+        elif self.kind == "file":
+            text = "bytes | IO[bytes]"
+        elif self.kind == "null":
+            text = "None"
         elif self.kind == "model" or (self.kind == "enum" and self.strict):
             text = self.name
         elif self.kind == "enum":
@@ -74,8 +79,8 @@ class PyType:
     def _expression(self, *, reading: bool) -> str:
         if self.kind == "primitive":
             text = f"check_{self.name}"
-        elif self.kind == "any":
-            text = "check_any"
+        elif self.kind in ("any", "file", "null"):
+            text = f"check_{self.kind}"
         elif self.kind == "enum":
             if self.strict:
                 text = f"strict_enum({self.name})"
@@ -99,8 +104,8 @@ class PyType:
             own.add("constrained")
         if self.kind == "primitive":
             own.add(f"check_{self.name}")
-        elif self.kind == "any":
-            own.add("check_any")
+        elif self.kind in ("any", "file", "null"):
+            own.add(f"check_{self.kind}")
         elif self.kind == "enum":
             own |= {"strict_enum"} if self.strict else {"open_enum", "write_enum"}
         elif self.kind == "model":
@@ -108,6 +113,11 @@ class PyType:
         else:
             own.add({"list": "list_of", "dict": "dict_of", "union": "one_of"}[self.kind])
         return frozenset(own).union(*(a.helpers for a in self.args))
+
+    @property
+    def files(self) -> bool:
+        """Whether the type holds files (``bytes | IO[bytes]``), anywhere in it."""
+        return self.kind == "file" or any(a.files for a in self.args)
 
     @property
     def classes(self) -> frozenset[str]:
@@ -217,11 +227,25 @@ class PyEnum:
 
 
 @dataclass(frozen=True)
+class OperationTypes:
+    """The types of an operation's request body and success response, where they are JSON (or a
+    form); ``None`` where the operation has none or its content is not JSON."""
+
+    body: PyType | None
+    response: PyType | None
+
+
+@dataclass(frozen=True)
 class PyModule:
-    """Everything ``models.py`` defines, in a stable order."""
+    """Everything ``models.py`` defines, in a stable order, and the types of the operations'
+    bodies."""
 
     enums: tuple[PyEnum, ...]
     models: tuple[PyModel, ...]
+    classes: dict[str, str] = field(default_factory=dict)
+    """The class of each component schema, by the schema's name."""
+    operations: dict[str, OperationTypes] = field(default_factory=dict)
+    """The types of each operation's JSON, form or multipart bodies, by ``"METHOD /path"``."""
 
     def model(self, name: str) -> PyModel:
         return next(m for m in self.models if m.name == name)
@@ -231,20 +255,49 @@ class PyModule:
         """What ``models.py`` imports from ``_model``: only what it uses, constants first."""
         used = {"Model", "put"}
         for model in self.models:
-            for field in model.fields:
+            for member in model.fields:
                 if model.strict:
-                    used.add("required" if field.required else "optional")
+                    used.add("required" if member.required else "optional")
                 else:
                     used.add("received")
-                if not field.required:
+                if not member.required:
                     used.update({"UNSET", "Unset"})
-                used |= field.type.helpers
+                used |= member.type.helpers
         return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
+
+    @property
+    def uses_files(self) -> bool:
+        """Whether a model holds files (so that ``models.py`` imports ``IO``)."""
+        return any(f.type.files for m in self.models for f in m.fields)
 
     @property
     def exports(self) -> list[str]:
         """Every class ``models.py`` defines, sorted."""
         return sorted([e.name for e in self.enums] + [m.name for m in self.models])
+
+
+# Module-level names of the generated modules that a class of the same name would shadow: what
+# models.py and _client.py import or define, and the typing names their annotations use.
+RESERVED_CLASSES = frozenset(
+    {
+        "Any", "AsyncClient", "Callable", "ClassVar", "Client", "Final", "IO", "Iterator",
+        "Literal", "Mapping", "Model", "Sequence", "TypeVar", "UNSET", "Unset", "M", "E", "T", "F",
+        "APIConnectionError", "APIError", "APIResponseValidationError", "APIStatusError",
+        "APITimeoutError", "AuthenticationError", "BadRequestError", "ConfigurationError",
+        "ConflictError", "IdempotencyKeyReusedError", "InternalServerError", "NotFoundError",
+        "OperationFailedError", "OperationTimeoutError", "PermissionDeniedError",
+        "RateLimitError", "RevisionMismatchError", "ServerSentEvent", "UnknownOperationError",
+        "UnprocessableEntityError", "ValidationError",
+    }
+)  # fmt: skip
+# Attribute names a field of a model would shadow: the model's own members, what its class body
+# uses after the fields, and the builtins its annotations name.
+RESERVED_ATTRIBUTES = frozenset(
+    {
+        "extra", "problems", "field", "to_dict", "from_dict", "to_json", "from_json",
+        "str", "int", "float", "bool", "dict", "list", "object", "bytes", "self", "cls",
+    }
+)  # fmt: skip
 
 
 def class_name(name: str) -> str:
@@ -262,7 +315,48 @@ def attribute_name(name: str) -> str:
     snake = re.sub(r"[^0-9A-Za-z_]+", "_", snake).strip("_").lower() or "field"
     if snake[0].isdigit():
         snake = "field_" + snake
-    return snake + "_" if keyword.iskeyword(snake) or snake in ("extra",) else snake
+    shadows = (
+        keyword.iskeyword(snake) or keyword.issoftkeyword(snake) or snake in RESERVED_ATTRIBUTES
+    )
+    return snake + "_" if shadows else snake
+
+
+def operation_name(op: ir.Operation) -> str:
+    """A client method's name: the operationId in snake_case, else the method and the path's
+    words (``GET /files/{id}/content`` is ``get_files_id_content``)."""
+    if op.operation_id:
+        return attribute_name(op.operation_id)
+    words = re.findall(r"[0-9A-Za-z]+", op.path)
+    return attribute_name("_".join([op.method, *words]))
+
+
+def operation_class(op: ir.Operation) -> str:
+    """The prefix of the classes of an operation's inline bodies: ``OptimStep``."""
+    if op.operation_id:
+        return class_name(op.operation_id)
+    return class_name(" ".join([op.method, *re.findall(r"[0-9A-Za-z]+", op.path)]))
+
+
+def component_classes(doc: ir.Document) -> dict[str, str]:
+    """The class name of every component schema: its name made an identifier, with a trailing
+    underscore where it would shadow a name of the generated modules. Two names that become the
+    same class name are an error naming both."""
+    result: dict[str, str] = {}
+    taken: dict[str, str] = {}
+    for name in doc.schemas:
+        python = class_name(name)
+        if python in RESERVED_CLASSES:
+            python += "_"
+        if python in taken:
+            first = join("/components/schemas", taken[python])
+            raise SpecError(
+                join("/components/schemas", name),
+                f"the schema names {taken[python]!r} ({first}) and {name!r} both become the "
+                f"Python class {python}",
+            )
+        taken[python] = name
+        result[name] = python
+    return result
 
 
 def member_name(value: str) -> str:
@@ -299,12 +393,25 @@ class _Builder:
     def __init__(self, doc: ir.Document, response_schemas: frozenset[str]) -> None:
         self.doc = doc
         self.response_schemas = response_schemas
+        self.classes = component_classes(doc)
         self.enums: dict[str, PyEnum] = {}
         self.models: dict[str, PyModel] = {}
         self.pending: list[tuple[str, ir.Object, bool]] = []
+        self.origins: dict[str, str] = {}
+        """The pointer of the schema each class name was made for."""
+
+    def claim(self, name: str, pointer: str) -> None:
+        """Make the class ``name`` for the schema at ``pointer``; two schemas may not share it."""
+        first = self.origins.setdefault(name, pointer)
+        if first != pointer:
+            raise SpecError(
+                pointer,
+                f"the schema here and the one at {first} both become the Python class {name}",
+            )
 
     def enum(self, name: str, schema: ir.Enum) -> str:
         """The class of a string or integer enum (made once, by name)."""
+        self.claim(name, schema.pointer)
         if name not in self.enums:
             members: tuple[tuple[str, str | int], ...] = tuple(
                 (member_name(str(v)), v) for v in schema.values if not isinstance(v, bool)
@@ -328,7 +435,12 @@ class _Builder:
         """The type of a schema used by a field of a model; request (``strict``) types check the
         schema's constraints too."""
         resolved = self.doc.resolve(schema)
-        name = class_name(schema.name) if isinstance(schema, ir.Ref) else owner + class_name(key)
+        if isinstance(schema, ir.Ref):
+            name = self.classes[schema.name]
+        else:
+            name = owner + class_name(key)
+            if name in RESERVED_CLASSES:
+                name += "_"
         result = self._types(resolved, name, owner, key, strict)
         if strict:
             limits = constraints_of(resolved) + constraints_of(schema)
@@ -341,7 +453,9 @@ class _Builder:
     def _types(self, schema: ir.Schema, name: str, owner: str, key: str, strict: bool) -> PyType:
         if isinstance(schema, ir.Primitive):
             if schema.type == "null":
-                raise UnsupportedConstructError(schema.pointer, "a property that can only be null")
+                return PyType("null")
+            if schema.type == "string" and schema.format == "binary":
+                return PyType("file")
             return PyType("primitive", schema.type)
         if isinstance(schema, ir.Enum):
             if schema.type == "boolean":  # two values at most: a boolean with a check
@@ -350,6 +464,7 @@ class _Builder:
             return PyType("enum", name, strict=strict, integer=schema.type == "integer")
         if isinstance(schema, ir.Object):
             if schema.properties or schema.additional_properties is False:
+                self.claim(name, schema.pointer)
                 self.pending.append((name, schema, strict))
                 return PyType("model", name)
             return PyType("dict", args=(PyType("any"),))
@@ -364,6 +479,21 @@ class _Builder:
             )
             return PyType("union", args=options)
         return PyType("any")
+
+    def operation(self, op: ir.Operation) -> OperationTypes:
+        """The types of an operation's bodies (inline objects become ``<Operation>Body`` and
+        ``<Operation>Response``)."""
+        owner = operation_class(op)
+        body = op.request_body
+        body_type = None
+        if body is not None and body.schema is not None and _structured(body.content_type):
+            body_type = self.types(body.schema, owner, "Body", True)
+        success = next((r for r in op.responses if r.status.startswith("2")), None)
+        response_type = None
+        if success is not None and success.schema is not None and success.content_type:
+            if is_json(success.content_type):
+                response_type = self.types(success.schema, owner, "Response", False)
+        return OperationTypes(body_type, response_type)
 
     def model(
         self,
@@ -412,15 +542,32 @@ def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
     }
     builder = _Builder(doc, _response_schemas(doc))
     for schema_name, schema in doc.schemas.items():
-        name = class_name(schema_name)
-        if isinstance(schema, ir.Enum):
+        name = builder.classes[schema_name]
+        if isinstance(schema, ir.Enum) and schema.type != "boolean":
             builder.enum(name, schema)
         elif isinstance(schema, ir.Object):
+            builder.claim(name, schema.pointer)
             builder.pending.append((name, schema, schema_name not in builder.response_schemas))
+    operations = {op.key: builder.operation(op) for op in doc.operations}
     while builder.pending:
         name, schema, strict = builder.pending.pop(0)
         builder.model(name, schema, strict, notes)
-    return PyModule(enums=tuple(builder.enums.values()), models=tuple(builder.models.values()))
+    return PyModule(
+        enums=tuple(builder.enums.values()),
+        models=tuple(builder.models.values()),
+        classes=builder.classes,
+        operations=operations,
+    )
+
+
+def _structured(media_type: str) -> bool:
+    """Whether a request body of this type is built from a schema's fields (JSON or a form)."""
+    essence = media_type.split(";")[0].strip().lower()
+    return is_json(essence) or essence in (FORM, MULTIPART)
+
+
+FORM = "application/x-www-form-urlencoded"
+MULTIPART = "multipart/form-data"
 
 
 def _response_schemas(doc: ir.Document) -> frozenset[str]:

@@ -9,6 +9,7 @@ no absolute paths, stable ordering.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +24,9 @@ from .examples import sample
 from .fieldroles import FieldRoles, load_field_roles
 from .formatting import FormatCache, format_sources
 from .pyclient import PyClient, build_client
-from .pymodel import build_module, class_name
+from .pymodel import PyModule, build_module, class_name
 from .reference import ReferenceView, reference_view
-from .revisions import RevisionIndex
+from .revisions import Revision, RevisionIndex
 from .templating import environment, pyrepr
 from .versions import VersionedChanges, package_versions
 
@@ -134,15 +135,43 @@ def load_templates(folder: Path = TEMPLATES_DIR, cache_dir: Path | None = None) 
     )
 
 
+@dataclass(frozen=True)
+class PackageInfo:
+    """Who a generated package is."""
+
+    import_name: str
+    """The Python package (``together_rl``)."""
+    distribution: str
+    """The distribution on a package index (``together-rl``)."""
+    title: str
+    """The API, as the package's prose names it."""
+    revisions: bool
+    """A package of ``spec/``'s stream of revisions: with its changelog, its compatibility with
+    earlier revisions, and the local reference of the optimizer."""
+
+
+REVISION_PACKAGE = PackageInfo("together_rl", "together-rl", "the Together RL API", True)
+TEMPLATE_PACKAGE = "together_rl"
+"""The folder of ``templates/`` that becomes the Python package."""
+
+
+@dataclass(frozen=True)
+class PackageFiles:
+    """The files of one package: rendered texts, each ``(template name, text)`` (Python not yet
+    formatted), and runtime files as they are, by path in the package's folder."""
+
+    rendered: dict[str, tuple[str, str]]
+    static: dict[str, bytes]
+    warnings: list[str]
+
+
 def render_package(
     templates: Templates, history: Sequence[VersionedChanges], roles: FieldRoles
-) -> tuple[dict[str, tuple[str, str]], list[str]]:
-    """The rendered files of the package of the last revision in ``history``, by path relative
-    to the package folder, each as ``(template name, text)``, and the warnings of its rendering.
+) -> PackageFiles:
+    """The files of the package of the last revision in ``history``.
 
     ``history`` holds the revisions up to this one and no later: a package never depends on the
     revisions that came after it, so appending a revision leaves the older packages as they were.
-    Python is not formatted yet (see :func:`render_all`).
     """
     revisions = [entry.revision for entry in history]
     revision = revisions[-1]
@@ -151,40 +180,105 @@ def render_package(
     client = build_client(doc, module)
     reference = _reference(doc, client, roles)
     servers = [compat.pair(revision, earlier, roles) for earlier in revisions[:-1]]
-    pages = [operation_page(doc, op) for op in doc.operations]
-    context: dict[str, Any] = {
-        "revision": revision,
-        "version": history[-1].version,
-        "entries": history,
-        "module": module,
-        "client": client,
-        "reference": reference,
-        "servers": servers,
-        "pair_details": compat.details,
-        "not_applied": {p.server.id: compat.not_applied(p) for p in servers},
-        "pages": pages,
-        "example": _example(doc, client),
-    }
-    files = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
-    for template_name in templates.rendered:
-        template = templates.environment.get_template(template_name)
-        output = template_name.removesuffix(TEMPLATE_SUFFIX)
-        if PER_OPERATION in output:
-            for page in pages:
-                changes = changelog.changes_section(
-                    changelog.for_operation(history[1:], page.operation.key), limit=4
-                )
-                text = _render(template, page=page, changes=changes, **context)
-                files[output.replace(PER_OPERATION, page.name)] = (template_name, text)
-        else:
-            files[output] = (template_name, _render(template, **context))
     warnings = [
         f"{revision.file}#{field.pointer}: the request field `{field.path}` of revision "
         f"{revision.id} has no role in the local reference ({field.reason}); the reference "
         "answers a request that sets it with FAILED / INVALID_INPUT"
         for field in reference.rules.unassigned
     ]
-    return files, warnings
+    context: dict[str, Any] = {
+        "package": REVISION_PACKAGE,
+        "revision": revision,
+        "version": history[-1].version,
+        "entries": history,
+        "reference": reference,
+        "servers": servers,
+        "pair_details": compat.details,
+        "not_applied": {p.server.id: compat.not_applied(p) for p in servers},
+        "example": _example(doc, client),
+        "omitted": doc.omitted,
+    }
+    return _package_files(templates, doc, revision, module, client, context, history, warnings)
+
+
+def render_document(
+    templates: Templates,
+    revision: Revision,
+    package: PackageInfo,
+    version: str,
+) -> PackageFiles:
+    """The files of the package of one OpenAPI document, whatever its API: the models, the
+    client and the docs pages (no changelog, compatibility or local reference)."""
+    doc = revision.document
+    module = build_module([revision], 0)
+    client = build_client(doc, module)
+    context: dict[str, Any] = {
+        "package": package,
+        "revision": revision,
+        "version": version,
+        "entries": [VersionedChanges(revision, (), version, True)],
+        "reference": None,
+        "servers": [],
+        "not_applied": {},
+        "example": None,
+        "omitted": doc.omitted,
+    }
+    warnings = [f"{revision.file}#{omission}" for omission in doc.omitted]
+    return _package_files(templates, doc, revision, module, client, context, [], warnings)
+
+
+def _package_files(
+    templates: Templates,
+    doc: ir.Document,
+    revision: Revision,
+    module: PyModule,
+    client: PyClient,
+    context: dict[str, Any],
+    history: Sequence[VersionedChanges],
+    warnings: list[str],
+) -> PackageFiles:
+    package: PackageInfo = context["package"]
+    pages = [operation_page(doc, op) for op in doc.operations]
+    context = {**context, "module": module, "client": client, "pages": pages}
+    rendered = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
+    for template_name in templates.rendered:
+        output = _output(template_name.removesuffix(TEMPLATE_SUFFIX), package)
+        if not _wanted(output, package, context):
+            continue
+        template = templates.environment.get_template(template_name)
+        if PER_OPERATION in output:
+            for page in pages:
+                changes = changelog.changes_section(
+                    changelog.for_operation(history[1:], page.operation.key), limit=4
+                )
+                text = _render(template, page=page, changes=changes, **context)
+                rendered[output.replace(PER_OPERATION, page.name)] = (template_name, text)
+        else:
+            rendered[output] = (template_name, _render(template, **context))
+    static = {
+        _output(path, package): content
+        for path, content in templates.static.items()
+        if _wanted(_output(path, package), package, context)
+    }
+    return PackageFiles(rendered, static, warnings)
+
+
+def _output(path: str, package: PackageInfo) -> str:
+    """A template's path in the package: its Python package folder named as the package is."""
+    head, _, rest = path.partition("/")
+    return f"{package.import_name}/{rest}" if head == TEMPLATE_PACKAGE and rest else path
+
+
+def _wanted(path: str, package: PackageInfo, context: dict[str, Any]) -> bool:
+    """Whether a package has this file: the changelog and the local reference only a package
+    of the revision stream, the module of server-sent events only one whose client streams."""
+    if path == "CHANGELOG.md":
+        return package.revisions
+    if path.startswith(f"{package.import_name}/reference/"):
+        return context["reference"] is not None
+    if path == f"{package.import_name}/_streaming.py":
+        return bool(context["client"].streams)
+    return True
 
 
 def _render(template: jinja2.Template, **context: Any) -> str:
@@ -225,14 +319,20 @@ def render_all(
     wanted = set(revision_ids) if revision_ids else {r.id for r in index}
     for revision_id in wanted:
         index.get(revision_id)  # an unknown id is an error
-    rendered: dict[str, tuple[str, str]] = {}
-    warnings: list[str] = []
+    packages: dict[str, PackageFiles] = {}
     for position, revision in enumerate(index):
         if revision.id in wanted:
-            files, notes = render_package(folder, versions[: position + 1], roles)
-            warnings += notes
-            for path, entry in files.items():
-                rendered[f"{revision.id}/{path}"] = entry
+            packages[revision.id] = render_package(folder, versions[: position + 1], roles)
+    return _finish(packages, cache_dir)
+
+
+def _finish(packages: dict[str, PackageFiles], cache_dir: Path | None) -> Rendering:
+    """Every package's files under its folder, the Python formatted by black."""
+    rendered = {
+        f"{folder}/{path}": entry
+        for folder, files in packages.items()
+        for path, entry in files.rendered.items()
+    }
     sources = sorted(
         {text for path, (_, text) in rendered.items() if path.endswith(".py")}, key=len
     )
@@ -245,7 +345,36 @@ def render_all(
             if not ok:
                 raise RenderError(f"{template_name} rendered invalid Python for {path}: {text}")
         result[path] = text.encode()
-    for revision_id in wanted:
-        for path, content in folder.static.items():
-            result[f"{revision_id}/{path}"] = content
+    for folder, files in packages.items():
+        for path, content in files.static.items():
+            result[f"{folder}/{path}"] = content
+    warnings = [w for files in packages.values() for w in files.warnings]
     return Rendering(result, tuple(warnings))
+
+
+def render_one_document(
+    path: Path,
+    package: PackageInfo,
+    version: str | None = None,
+    *,
+    templates: Path = TEMPLATES_DIR,
+    cache_dir: Path | None = None,
+) -> Rendering:
+    """The package of the OpenAPI document at ``path`` (its files relative to the package's own
+    folder). What the generator does not support is left out and listed in the warnings."""
+    from .parser import parse_file
+
+    document = parse_file(path, lenient=True)
+    revision = Revision(document.version or "unversioned", None, path, "")
+    revision.__dict__["document"] = document  # the cached_property, filled
+    chosen = version or _pep440(document.version)
+    files = render_document(load_templates(templates, cache_dir), revision, package, chosen)
+    rendering = _finish({"": files}, cache_dir)
+    return Rendering(
+        {k.removeprefix("/"): v for k, v in rendering.files.items()}, rendering.warnings
+    )
+
+
+def _pep440(version: str) -> str:
+    """The document's version where it is one pip accepts, else ``0.0.0``."""
+    return version if re.fullmatch(r"\d+(\.\d+)*([ab]|rc)?\d*", version or "") else "0.0.0"

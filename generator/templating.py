@@ -68,6 +68,8 @@ def call_literal(items: Any, function: str, indent: int, column: int) -> str:
     indented by ``indent``: on one line where it fits, else the set on its own line, else one
     item a line. (Black still formats the file; matching it saves black a second pass.)"""
     values = [pyrepr(v) for v in items]
+    if not values:
+        return f"{function}()"
     inline = "{" + ", ".join(values) + "}"
     if column + len(function) + len(inline) + 2 <= LINE_LENGTH:
         return f"{function}({inline})"

@@ -17,7 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .errors import GeneratorError
@@ -109,12 +109,21 @@ def tree_differences(
 # -- writing ------------------------------------------------------------------------------------------
 
 
-def write_tree(files: dict[str, bytes], out: Path, *, only: Sequence[str] | None = None) -> None:
+def write_tree(
+    files: dict[str, bytes],
+    out: Path,
+    *,
+    only: Sequence[str] | None = None,
+    package: str | None = None,
+    verify: Callable[[Path], None] | None = None,
+) -> None:
     """Write ``files`` (by path relative to ``out``) and swap them in: the whole of ``out``, or
-    only its ``only`` folders. ``out`` must be missing, empty, or a tree of generated packages."""
+    only its ``only`` folders. ``out`` must be missing, empty, or a tree of generated packages
+    (with ``package``, one generated package of that import name). ``verify(staging)`` runs on
+    the written files before they are swapped in; an exception there writes nothing."""
     out = out.resolve()
     recover(out)
-    check_output_folder(out)
+    check_output_folder(out, package)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX.format(name=out.name), dir=out.parent))
     try:
@@ -122,6 +131,8 @@ def write_tree(files: dict[str, bytes], out: Path, *, only: Sequence[str] | None
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
+        if verify is not None:
+            verify(staging)
         if only is None:
             _swap(staging, out)
         else:
@@ -132,13 +143,21 @@ def write_tree(files: dict[str, bytes], out: Path, *, only: Sequence[str] | None
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def check_output_folder(out: Path) -> None:
-    """Refuse an output folder that holds anything but generated packages (and what git ignores)."""
+def check_output_folder(out: Path, package: str | None = None) -> None:
+    """Refuse an output folder that holds anything but generated packages (and what git ignores);
+    with ``package``, anything but one generated package of that import name."""
     if not out.exists():
         return
     if not out.is_dir():
         raise UnsafeOutputError(f"{out} is not a folder")
     entries = sorted(p.name for p in out.iterdir())
+    if package is not None:
+        if not entries or _is_package(out, f"{package}/_revision.py"):
+            return
+        raise UnsafeOutputError(
+            f"{out} is neither empty nor a package the generator wrote; generation replaces the "
+            "whole folder: choose another --out, or move its files away"
+        )
     ignored = ignored_paths(out, entries)
     foreign = [name for name in entries if name not in ignored and not _is_package(out / name)]
     if foreign:
@@ -152,8 +171,8 @@ def check_output_folder(out: Path) -> None:
         )
 
 
-def _is_package(folder: Path) -> bool:
-    return (folder / "pyproject.toml").is_file() and (folder / PACKAGE_MARKER).is_file()
+def _is_package(folder: Path, marker: str = PACKAGE_MARKER) -> bool:
+    return (folder / "pyproject.toml").is_file() and (folder / marker).is_file()
 
 
 def recover(out: Path) -> None:

@@ -58,13 +58,22 @@ def validate_document(raw: Any, source: str) -> list[Problem]:
         problems.append(Problem(source, exc.pointer, exc.message))
     if not isinstance(raw, dict):
         return problems or [Problem(source, "", "the document must be an object")]
+    return problems + schema_problems(raw, source, quiet=bool(problems))
+
+
+def schema_problems(raw: Any, source: str, *, quiet: bool = False) -> list[Problem]:
+    """What openapi-spec-validator finds wrong with the document (``quiet``: an exception it
+    raises, rather than reports, is left out)."""
+    if not isinstance(raw, dict):
+        return [Problem(source, "", "the document must be an object")]
     version = str(raw.get("openapi", ""))
     validator = OpenAPIV31SpecValidator if version.startswith("3.1") else OpenAPIV30SpecValidator
+    problems: list[Problem] = []
     try:
         for error in validator(raw).iter_errors():
             problems.append(Problem(source, _pointer(list(error.path)), _shorten(error.message)))
     except Exception as exc:  # the validator raises, rather than reports, what it cannot resolve
-        if not problems:
+        if not quiet:
             problems.append(Problem(source, "", f"{type(exc).__name__}: {_shorten(str(exc))}"))
     return problems
 

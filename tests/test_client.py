@@ -194,7 +194,7 @@ def test_a_success_body_that_is_not_a_json_object_is_a_response_validation_error
     server.script(Reply(200, body))
     with client_for("f4885bc38424", server) as client:
         with pytest.raises(
-            pkg.APIResponseValidationError, match="not a valid RLOptimStepOperation"
+            pkg.APIResponseValidationError, match="the 200 response is not as the API describes it"
         ):
             client.optim_step(SESSION)
 

@@ -1,6 +1,4 @@
-"""The Together RL training API, revision 0c4fdad77435 of 2026-07-26: a typed client of its
-optim-step operations.
-"""
+"""A typed client of the Together RL API, revision 0c4fdad77435 of 2026-07-26."""
 
 from ._client import AsyncClient, Client
 from ._exceptions import (

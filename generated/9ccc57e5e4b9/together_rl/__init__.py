@@ -1,6 +1,4 @@
-"""The Together RL training API, revision 9ccc57e5e4b9 of 2026-07-31: a typed client of its
-optim-step operations.
-"""
+"""A typed client of the Together RL API, revision 9ccc57e5e4b9 of 2026-07-31."""
 
 from ._client import AsyncClient, Client
 from ._exceptions import (

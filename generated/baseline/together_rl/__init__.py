@@ -1,4 +1,4 @@
-"""The Together RL training API, revision baseline: a typed client of its optim-step operations."""
+"""A typed client of the Together RL API, revision baseline."""
 
 from ._client import AsyncClient, Client
 from ._exceptions import (

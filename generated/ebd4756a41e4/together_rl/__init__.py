@@ -1,6 +1,4 @@
-"""The Together RL training API, revision ebd4756a41e4 of 2026-08-04: a typed client of its
-optim-step operations.
-"""
+"""A typed client of the Together RL API, revision ebd4756a41e4 of 2026-08-04."""
 
 from ._client import AsyncClient, Client
 from ._exceptions import (

@@ -14,7 +14,7 @@ import math
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Final, TypeVar
+from typing import IO, Any, ClassVar, Final, Self, TypeVar
 
 from ._exceptions import RevisionMismatchError, ValidationError
 
@@ -107,6 +107,21 @@ def check_any(value: object, path: str) -> Any:
         elif item is not None and not isinstance(item, (str, bool)):
             raise ValidationError(where, "is not a JSON value", item)
     return value
+
+
+def check_null(value: object, path: str) -> None:
+    if value is None:
+        return None
+    raise ValidationError(path, "expected null", value)
+
+
+def check_file(value: object, path: str) -> bytes | IO[bytes]:
+    """A file to upload: its bytes, or a binary file object (read when the request is sent)."""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    if callable(getattr(value, "read", None)):
+        return value  # type: ignore[return-value]
+    raise ValidationError(path, "expected bytes or a binary file", value)
 
 
 def constrained(
@@ -259,7 +274,7 @@ def open_enum(enum_type: type[E]) -> Callable[[object, str], E | str | int]:
     return check_open_enum
 
 
-def write_enum(value: enum.Enum | str | int, path: str) -> str | int:
+def write_enum(value: object, path: str) -> str | int:
     member: object = value.value if isinstance(value, enum.Enum) else value
     if isinstance(member, (str, int)):
         return member
@@ -292,7 +307,7 @@ class Model(ABC):
     _STRICT: ClassVar[bool] = True
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {}
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         for name in kwargs:
             if name in cls._OTHER_REVISIONS:
                 raise RevisionMismatchError(cls.__name__, name, cls._OTHER_REVISIONS[name])

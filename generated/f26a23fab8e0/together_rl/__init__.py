@@ -1,6 +1,4 @@
-"""The Together RL training API, revision f26a23fab8e0 of 2026-08-08: a typed client of its
-optim-step operations.
-"""
+"""A typed client of the Together RL API, revision f26a23fab8e0 of 2026-08-08."""
 
 from ._client import AsyncClient, Client
 from ._exceptions import (

@@ -83,6 +83,7 @@ _RETRIED_STATUSES = frozenset({408, 409, 429})
 _NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 M = TypeVar("M", bound=Model)
+T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -114,6 +115,20 @@ def _paths(data: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
         yield path
         if isinstance(value, Mapping):
             yield from _paths(value, path)
+
+
+def _form(payload: Mapping[str, Any]) -> dict[str, str | list[str]]:
+    """A form's fields as they are sent: each value as text, a list as repeated fields."""
+    return {
+        key: [_text(v) for v in value] if isinstance(value, list) else _text(value)
+        for key, value in payload.items()
+    }
+
+
+def _multipart(payload: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A multipart body's files (bytes or binary file objects) and its other fields as text."""
+    files = {k: v for k, v in payload.items() if isinstance(v, bytes) or hasattr(v, "read")}
+    return files, _form({k: v for k, v in payload.items() if k not in files})
 
 
 def _text(value: object) -> str:
@@ -154,13 +169,18 @@ def _idempotency_key(given: object, name: str, write: Callable[[Any, str], objec
     return text
 
 
-def _coerce(value: M | Mapping[str, Any] | Unset, model: type[M], path: str) -> M | Unset:
+def _coerce(value: M | Mapping[str, Any], model: type[M], path: str) -> M:
     """A model argument given as the model, or as a dict in the wire format."""
-    if value is UNSET or isinstance(value, model):
+    if isinstance(value, model):
         return value
     if isinstance(value, Mapping):
         return model.from_dict(value, path)
     raise ValidationError(path, f"expected a {model.__name__} or a dict", value)
+
+
+def _coerce_optional(value: M | Mapping[str, Any] | Unset, model: type[M], path: str) -> M | Unset:
+    """An optional model argument: UNSET where it is left out."""
+    return value if value is UNSET else _coerce(value, model, path)
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -187,15 +207,18 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
 }
 
 
-def status_error(response: httpx.Response) -> APIStatusError:
-    """The error for an error response, with the most useful message its body allows."""
+def status_error(response: httpx.Response, error_model: type[Model] | None) -> APIStatusError:
+    """The error for an error response, with the most useful message its body allows; the body
+    is read as ``error_model`` where it is in the documented format."""
     body = response.text
-    try:
-        error: ErrorData | None = ErrorData.from_json(body)
-    except ValidationError:
-        error = None
-    if error is not None and error.problems:  # not the documented format
-        error = None
+    error: Any = None
+    if error_model is not None:
+        try:
+            error = error_model.from_json(body)
+        except ValidationError:
+            error = None
+        if error is not None and getattr(error, "problems", None):  # not the documented format
+            error = None
     details = error.to_dict().get("error") if error is not None else None
     detail = details.get("message") if isinstance(details, dict) else None
     if not isinstance(detail, str):
@@ -278,6 +301,11 @@ class _BaseClient:
         path: str,
         *,
         json: Any = None,
+        data: Mapping[str, str | list[str]] | None = None,
+        multipart: Mapping[str, Any] | None = None,
+        content: bytes | None = None,
+        content_type: str | None = None,
+        accept: str | None = None,
         params: Mapping[str, str | list[str] | None] | None = None,
         headers: Mapping[str, str | list[str] | None] | None = None,
         cookies: Mapping[str, str | list[str] | None] | None = None,
@@ -287,10 +315,18 @@ class _BaseClient:
         if given_cookies:
             pairs = "; ".join(f"{name}={value}" for name, value in given_cookies.items())
             given_headers["Cookie"] = pairs
+        if content_type is not None:
+            given_headers["Content-Type"] = content_type
+        if accept is not None:
+            given_headers["Accept"] = accept
+        files, fields = _multipart(multipart) if multipart is not None else (None, None)
         return httpx.Request(
             method,
             self._root + path,
             json=json,
+            data=data if data is not None else fields,
+            files=files,
+            content=content,
             params={k: v for k, v in (params or {}).items() if v is not None},
             headers={**self._headers, **given_headers},
             extensions={"timeout": self.timeout.as_dict()},
@@ -357,14 +393,26 @@ class _BaseClient:
         backoff = min(_FIRST_RETRY_DELAY * 2.0**attempt, _MAX_RETRY_DELAY)
         return backoff * (1 - 0.25 * random.random())
 
-    def _parse(self, response: httpx.Response, model: type[M]) -> M:
+    def _parse(
+        self,
+        response: httpx.Response,
+        read: Callable[[object, str], T],
+        error_model: type[Model] | None,
+    ) -> T:
+        """The JSON of a success response, read by ``read``; an error response raises."""
         if response.is_error:
-            raise status_error(response)
+            raise status_error(response, error_model)
         try:
-            return model.from_json(response.content)
+            try:
+                data = json.loads(response.content)
+            except ValueError as exc:
+                raise ValidationError("", f"not valid JSON ({exc})") from None
+            except RecursionError:
+                raise ValidationError("", "not readable JSON: nested too deeply") from None
+            return read(data, "")
         except ValidationError as exc:
             raise APIResponseValidationError(
-                f"the {response.status_code} response is not a valid {model.__name__}: {exc}",
+                f"the {response.status_code} response is not as the API describes it: {exc}",
                 response=response,
             ) from exc
 
@@ -428,16 +476,22 @@ class Client(_BaseClient):
         self.close()
 
     def _send(
-        self, request: httpx.Request, *, resendable: bool, deadline: float | None = None
+        self,
+        request: httpx.Request,
+        *,
+        resendable: bool,
+        deadline: float | None = None,
+        stream: bool = False,
     ) -> httpx.Response:
         """Send ``request``, retrying as the module's retry rule allows; with a ``deadline``
-        (``time.monotonic()``), no attempt or wait runs past it."""
+        (``time.monotonic()``), no attempt or wait runs past it. With ``stream``, the body of
+        the response returned is left to be read."""
         attempt = 0
         while True:
             self._fit_timeout(request, deadline)
             logger.debug("sending %s %s", request.method, request.url)
             try:
-                response = self._http.send(request)
+                response = self._http.send(request, stream=stream)
             except httpx.TransportError as exc:
                 if not self._should_retry(attempt, resendable, error=exc):
                     raise _connection_error(request, exc) from exc
@@ -456,6 +510,7 @@ class Client(_BaseClient):
                 logger.debug("%s %s answered %d", request.method, request.url, response.status_code)
                 if not self._should_retry(attempt, resendable, response=response):
                     return response
+                response.close()
                 delay = self._retry_delay(attempt, response)
                 logger.info(
                     "%s %s answered %d; retry %d in %.2f s",
@@ -499,18 +554,19 @@ class Client(_BaseClient):
 
         Returns the RLOptimStepOperation.
         """
-        body = RLOptimStepBody(
-            adam_params=_coerce(adam_params, RLAdamParams, "adam_params"),
-            muon_params=_coerce(muon_params, RLMuonParams, "muon_params"),
-        )
-        payload = body.to_dict()
-        self._warn_not_applied(payload)
-        request = self._build_request(
+        _payload = RLOptimStepBody(
+            adam_params=_coerce_optional(adam_params, RLAdamParams, "adam_params"),
+            muon_params=_coerce_optional(muon_params, RLMuonParams, "muon_params"),
+        ).to_dict()
+        self._warn_not_applied(_payload)
+        _request = self._build_request(
             "POST",
             f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
-            json=payload,
+            json=_payload,
         )
-        return self._parse(self._send(request, resendable=False), RLOptimStepOperation)
+        return self._parse(
+            self._send(_request, resendable=False), RLOptimStepOperation.from_dict, ErrorData
+        )
 
     def get_optim_step_operation(
         self,
@@ -527,11 +583,13 @@ class Client(_BaseClient):
 
         Returns the RLOptimStepOperation.
         """
-        request = self._build_request(
+        _request = self._build_request(
             "GET",
             f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
-        return self._parse(self._send(request, resendable=True), RLOptimStepOperation)
+        return self._parse(
+            self._send(_request, resendable=True), RLOptimStepOperation.from_dict, ErrorData
+        )
 
     def wait_for_optim_step(
         self,
@@ -587,7 +645,7 @@ class Client(_BaseClient):
                 response = self._send(request, resendable=True, deadline=deadline)
             except _DeadlinePassed:
                 raise OperationTimeoutError(operation, timeout, operation_id=operation_id) from None
-            operation = self._parse(response, RLOptimStepOperation)
+            operation = self._parse(response, RLOptimStepOperation.from_dict, ErrorData)
 
 
 class AsyncClient(_BaseClient):
@@ -643,16 +701,22 @@ class AsyncClient(_BaseClient):
         await self.aclose()
 
     async def _send(
-        self, request: httpx.Request, *, resendable: bool, deadline: float | None = None
+        self,
+        request: httpx.Request,
+        *,
+        resendable: bool,
+        deadline: float | None = None,
+        stream: bool = False,
     ) -> httpx.Response:
         """Send ``request``, retrying as the module's retry rule allows; with a ``deadline``
-        (``time.monotonic()``), no attempt or wait runs past it."""
+        (``time.monotonic()``), no attempt or wait runs past it. With ``stream``, the body of
+        the response returned is left to be read."""
         attempt = 0
         while True:
             self._fit_timeout(request, deadline)
             logger.debug("sending %s %s", request.method, request.url)
             try:
-                response = await self._http.send(request)
+                response = await self._http.send(request, stream=stream)
             except httpx.TransportError as exc:
                 if not self._should_retry(attempt, resendable, error=exc):
                     raise _connection_error(request, exc) from exc
@@ -671,6 +735,7 @@ class AsyncClient(_BaseClient):
                 logger.debug("%s %s answered %d", request.method, request.url, response.status_code)
                 if not self._should_retry(attempt, resendable, response=response):
                     return response
+                await response.aclose()
                 delay = self._retry_delay(attempt, response)
                 logger.info(
                     "%s %s answered %d; retry %d in %.2f s",
@@ -714,18 +779,19 @@ class AsyncClient(_BaseClient):
 
         Returns the RLOptimStepOperation.
         """
-        body = RLOptimStepBody(
-            adam_params=_coerce(adam_params, RLAdamParams, "adam_params"),
-            muon_params=_coerce(muon_params, RLMuonParams, "muon_params"),
-        )
-        payload = body.to_dict()
-        self._warn_not_applied(payload)
-        request = self._build_request(
+        _payload = RLOptimStepBody(
+            adam_params=_coerce_optional(adam_params, RLAdamParams, "adam_params"),
+            muon_params=_coerce_optional(muon_params, RLMuonParams, "muon_params"),
+        ).to_dict()
+        self._warn_not_applied(_payload)
+        _request = self._build_request(
             "POST",
             f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
-            json=payload,
+            json=_payload,
         )
-        return self._parse(await self._send(request, resendable=False), RLOptimStepOperation)
+        return self._parse(
+            await self._send(_request, resendable=False), RLOptimStepOperation.from_dict, ErrorData
+        )
 
     async def get_optim_step_operation(
         self,
@@ -742,11 +808,13 @@ class AsyncClient(_BaseClient):
 
         Returns the RLOptimStepOperation.
         """
-        request = self._build_request(
+        _request = self._build_request(
             "GET",
             f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
-        return self._parse(await self._send(request, resendable=True), RLOptimStepOperation)
+        return self._parse(
+            await self._send(_request, resendable=True), RLOptimStepOperation.from_dict, ErrorData
+        )
 
     async def wait_for_optim_step(
         self,
@@ -802,4 +870,4 @@ class AsyncClient(_BaseClient):
                 response = await self._send(request, resendable=True, deadline=deadline)
             except _DeadlinePassed:
                 raise OperationTimeoutError(operation, timeout, operation_id=operation_id) from None
-            operation = self._parse(response, RLOptimStepOperation)
+            operation = self._parse(response, RLOptimStepOperation.from_dict, ErrorData)

@@ -1,6 +1,4 @@
-"""The Together RL training API, revision f4885bc38424: a typed client of its optim-step
-operations.
-"""
+"""A typed client of the Together RL API, revision f4885bc38424."""
 
 from ._client import AsyncClient, Client
 from ._exceptions import (

@@ -1,0 +1,61 @@
+"""Import generated packages once, in a fresh interpreter, before they are written: code that
+does not import (a name clash, a syntax error in a corner of a template) stops the generation
+with the file and line, rather than reaching users."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import GeneratorError
+
+# Each package is imported under a name of its own, so that several load side by side; its
+# client and models modules too (the reference needs torch and is left out).
+_SCRIPT = """
+import importlib, importlib.util, json, sys, traceback
+failures = []
+for number, (folder, name) in enumerate(json.loads(sys.argv[1])):
+    alias = f"_smoke_{number}"
+    try:
+        spec = importlib.util.spec_from_file_location(
+            alias, f"{folder}/{name}/__init__.py", submodule_search_locations=[f"{folder}/{name}"]
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[alias] = module
+        spec.loader.exec_module(module)
+        importlib.import_module(f"{alias}.models")
+    except BaseException as exc:
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        where = frame.filename.replace(f"{folder}/", "")
+        failures.append(f"{where}:{frame.lineno}: {type(exc).__name__}: {exc}")
+print(json.dumps(failures))
+"""
+
+
+class SmokeTestError(GeneratorError):
+    """A rendered package does not import."""
+
+
+def import_packages(packages: Sequence[tuple[Path, str]]) -> None:
+    """Import each ``(folder, import name)``; raise :class:`SmokeTestError` naming the file and
+    line of every failure."""
+    if not packages:
+        return
+    argument = json.dumps([[str(folder), name] for folder, name in packages])
+    result = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, argument], capture_output=True, text=True
+    )
+    try:
+        failures = json.loads(result.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        raise SmokeTestError(
+            f"the rendered packages could not be imported: {result.stderr[-2000:]}"
+        ) from None
+    if failures:
+        raise SmokeTestError(
+            "a rendered package does not import, so nothing was written:\n  "
+            + "\n  ".join(failures)
+        )
