@@ -75,7 +75,8 @@ def build_packages(packages: Iterable[Path], out: Path, *, wheel_only: bool = Fa
 
 def source_date_epoch(package: Path) -> int:
     """The timestamp of every file in ``package``'s artifacts, in seconds since 1970 (UTC)."""
-    module = package / REVISION_MODULE
+    found = sorted(package.glob(f"*/{REVISION_MODULE.name}"))
+    module = found[0] if found else package / REVISION_MODULE
     try:
         tree = ast.parse(module.read_text(encoding="utf-8"), filename=str(module))
     except (OSError, SyntaxError, UnicodeDecodeError) as exc:

@@ -124,6 +124,9 @@ class Union(SchemaBase):
     kind: Literal["oneOf", "anyOf"]
     variants: tuple[Schema, ...]
     discriminator: str | None = None
+    """The property whose value says which variant a value is."""
+    mapping: tuple[tuple[str, str], ...] = ()
+    """The discriminator's explicit ``mapping``: ``(value, component schema name)``."""
 
 
 @dataclass(frozen=True, kw_only=True)

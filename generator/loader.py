@@ -13,9 +13,19 @@ import yaml
 from .errors import SpecError
 
 try:  # libyaml's loader is several times faster on large documents
-    _Loader: type[Any] = yaml.CSafeLoader
+    _Base: type[Any] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+
+class _Loader(_Base):  # type: ignore[misc]
+    """YAML as JSON sees it: an unquoted date or timestamp (``2024-02-28T21:34:35Z`` in an
+    example) stays the string it is, rather than becoming a ``datetime`` no JSON can hold."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in _Base.yaml_implicit_resolvers.items()
+    }
 
 
 @contextlib.contextmanager

@@ -628,17 +628,24 @@ class _Parser:
         variants = [self.schema(v, join(pointer, kind, i)) for i, v in enumerate(variants_node)]
         nulls = [v for v in variants if isinstance(v, ir.Primitive) and v.type == "null"]
         discriminator = None
+        mapping: list[tuple[str, str]] = []
         if "discriminator" in node:
-            disc = self.mapping(
-                node["discriminator"], join(pointer, "discriminator"), "a discriminator"
-            )
-            discriminator = self.string(disc, "propertyName", join(pointer, "discriminator"))
+            at = join(pointer, "discriminator")
+            disc = self.mapping(node["discriminator"], at, "a discriminator")
+            discriminator = self.string(disc, "propertyName", at)
+            given = self.mapping(disc.get("mapping", {}), join(at, "mapping"), "a mapping")
+            for value, target in given.items():
+                if not isinstance(target, str):
+                    raise self.error(join(at, "mapping", str(value)), "must be a $ref string")
+                name = target.removeprefix(SCHEMA_REF_PREFIX) if target.startswith("#") else target
+                mapping.append((str(value), name))
         if nulls:
             common = {**common, "nullable": True}
         return ir.Union(
             kind=kind,
             variants=tuple(v for v in variants if v not in nulls),
             discriminator=discriminator,
+            mapping=tuple(mapping),
             **common,
         )
 

@@ -43,6 +43,8 @@ class PyType:
     constraints: tuple[tuple[str, Any], ...] = ()
     """The schema's validation keywords as ``constrained`` takes them (``("minimum", 0)``, ...),
     checked on what requests send."""
+    discriminator: tuple[str, tuple[tuple[str, int], ...]] | None = None
+    """For unions: the property that names the variant, and each value's variant (by index)."""
 
     @property
     def annotation(self) -> str:
@@ -91,6 +93,13 @@ class PyType:
         else:
             wrapper = {"list": "list_of", "dict": "dict_of", "union": "one_of"}[self.kind]
             text = f"{wrapper}({', '.join(a._expression(reading=reading) for a in self.args)})"
+            if self.discriminator is not None:
+                name, values = self.discriminator
+                each = ", ".join(
+                    f"{json.dumps(v)}: {self.args[i]._expression(reading=reading)}"
+                    for v, i in values
+                )
+                text = f"discriminated({json.dumps(name)}, {{{each}}}, {text})"
         if self.constraints:
             limits = ", ".join(f"{k}={_literal(v)}" for k, v in self.constraints)
             text = f"constrained({text}, {limits})"
@@ -112,6 +121,8 @@ class PyType:
             own.add("write_model")
         else:
             own.add({"list": "list_of", "dict": "dict_of", "union": "one_of"}[self.kind])
+            if self.discriminator is not None:
+                own.add("discriminated")
         return frozenset(own).union(*(a.helpers for a in self.args))
 
     @property
@@ -227,6 +238,16 @@ class PyEnum:
 
 
 @dataclass(frozen=True)
+class PyAlias:
+    """A component schema that is not an object or an enum (a union, a list, a primitive, ...),
+    as a type alias, so that it can be named too."""
+
+    name: str
+    type: PyType
+    doc: str
+
+
+@dataclass(frozen=True)
 class OperationTypes:
     """The types of an operation's request body and success response, where they are JSON (or a
     form); ``None`` where the operation has none or its content is not JSON."""
@@ -244,6 +265,7 @@ class PyModule:
     models: tuple[PyModel, ...]
     classes: dict[str, str] = field(default_factory=dict)
     """The class of each component schema, by the schema's name."""
+    aliases: tuple[PyAlias, ...] = ()
     operations: dict[str, OperationTypes] = field(default_factory=dict)
     """The types of each operation's JSON, form or multipart bodies, by ``"METHOD /path"``."""
 
@@ -263,6 +285,8 @@ class PyModule:
                 if not member.required:
                     used.update({"UNSET", "Unset"})
                 used |= member.type.helpers
+        for alias in self.aliases:
+            used |= {"UNSET", "Unset"} & set(alias.type.annotation.split())
         return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
 
     @property
@@ -272,8 +296,9 @@ class PyModule:
 
     @property
     def exports(self) -> list[str]:
-        """Every class ``models.py`` defines, sorted."""
-        return sorted([e.name for e in self.enums] + [m.name for m in self.models])
+        """Every class and alias ``models.py`` defines, sorted."""
+        names = [e.name for e in self.enums] + [m.name for m in self.models]
+        return sorted(names + [a.name for a in self.aliases])
 
 
 # Module-level names of the generated modules that a class of the same name would shadow: what
@@ -477,8 +502,36 @@ class _Builder:
                 self.types(v, owner, f"{key}Option{i + 1}", strict)
                 for i, v in enumerate(schema.variants)
             )
-            return PyType("union", args=options)
+            return PyType("union", args=options, discriminator=self.discriminator(schema))
         return PyType("any")
+
+    def discriminator(self, union: ir.Union) -> tuple[str, tuple[tuple[str, int], ...]] | None:
+        """Which variant each value of the union's discriminator names: the explicit mapping,
+        else the value a variant's property allows (an enum or ``const``), else the variant's
+        schema name."""
+        if union.discriminator is None:
+            return None
+        values: dict[str, int] = {}
+        explicit = dict(union.mapping)
+        for index, variant in enumerate(union.variants):
+            name = variant.name if isinstance(variant, ir.Ref) else None
+            given = [v for v, target in explicit.items() if target == name]
+            resolved = self.doc.resolve(variant)
+            prop = (
+                resolved.property(union.discriminator) if isinstance(resolved, ir.Object) else None
+            )
+            kind = self.doc.resolve(prop.schema) if prop is not None else None
+            if given:
+                found = given
+            elif isinstance(kind, ir.Enum):
+                found = [str(v) for v in kind.values]
+            elif name is not None:
+                found = [name]
+            else:
+                found = []
+            for value in found:
+                values.setdefault(value, index)
+        return (union.discriminator, tuple(values.items())) if values else None
 
     def operation(self, op: ir.Operation) -> OperationTypes:
         """The types of an operation's bodies (inline objects become ``<Operation>Body`` and
@@ -541,13 +594,24 @@ def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
         for name, present in history.items()
     }
     builder = _Builder(doc, _response_schemas(doc))
+    aliases = []
     for schema_name, schema in doc.schemas.items():
         name = builder.classes[schema_name]
+        strict = schema_name not in builder.response_schemas
         if isinstance(schema, ir.Enum) and schema.type != "boolean":
             builder.enum(name, schema)
-        elif isinstance(schema, ir.Object):
+        elif isinstance(schema, ir.Object) and (
+            schema.properties or schema.additional_properties is False
+        ):
             builder.claim(name, schema.pointer)
-            builder.pending.append((name, schema, schema_name not in builder.response_schemas))
+            builder.pending.append((name, schema, strict))
+        else:
+            builder.claim(name, schema.pointer)
+            kind = builder.types(ir.Ref(pointer=schema.pointer, name=schema_name), name, "", strict)
+            if kind.kind == "model" and kind.name == name:
+                continue
+            doc_text = schema.description or f"The ``{schema_name}`` schema."
+            aliases.append(PyAlias(name, replace(kind, constraints=()), doc_text))
     operations = {op.key: builder.operation(op) for op in doc.operations}
     while builder.pending:
         name, schema, strict = builder.pending.pop(0)
@@ -557,6 +621,7 @@ def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
         models=tuple(builder.models.values()),
         classes=builder.classes,
         operations=operations,
+        aliases=tuple(aliases),
     )
 
 

@@ -326,8 +326,11 @@ def render_all(
     return _finish(packages, cache_dir)
 
 
-def _finish(packages: dict[str, PackageFiles], cache_dir: Path | None) -> Rendering:
-    """Every package's files under its folder, the Python formatted by black."""
+def _finish(
+    packages: dict[str, PackageFiles], cache_dir: Path | None, *, format: bool = True
+) -> Rendering:
+    """Every package's files under its folder, the Python formatted by black (or, without
+    ``format``, as the templates laid it out: black's layout, which the tests hold them to)."""
     rendered = {
         f"{folder}/{path}": entry
         for folder, files in packages.items()
@@ -336,8 +339,11 @@ def _finish(packages: dict[str, PackageFiles], cache_dir: Path | None) -> Render
     sources = sorted(
         {text for path, (_, text) in rendered.items() if path.endswith(".py")}, key=len
     )
-    cache = FormatCache(cache_dir) if cache_dir is not None else None
-    formatted = dict(zip(sources, format_sources(sources, cache)))
+    if format:
+        cache = FormatCache(cache_dir) if cache_dir is not None else None
+        formatted = dict(zip(sources, format_sources(sources, cache)))
+    else:
+        formatted = {source: (True, source) for source in sources}
     result: dict[str, bytes] = {}
     for path, (template_name, text) in rendered.items():
         if path.endswith(".py"):
@@ -359,9 +365,13 @@ def render_one_document(
     *,
     templates: Path = TEMPLATES_DIR,
     cache_dir: Path | None = None,
+    format: bool = False,
 ) -> Rendering:
     """The package of the OpenAPI document at ``path`` (its files relative to the package's own
-    folder). What the generator does not support is left out and listed in the warnings."""
+    folder). What the generator does not support is left out and listed in the warnings.
+
+    The templates lay Python out as black does, so black is run only with ``format``: a whole
+    public document is a large package, and black would take most of the time."""
     from .parser import parse_file
 
     document = parse_file(path, lenient=True)
@@ -369,7 +379,7 @@ def render_one_document(
     revision.__dict__["document"] = document  # the cached_property, filled
     chosen = version or _pep440(document.version)
     files = render_document(load_templates(templates, cache_dir), revision, package, chosen)
-    rendering = _finish({"": files}, cache_dir)
+    rendering = _finish({"": files}, cache_dir, format=format)
     return Rendering(
         {k.removeprefix("/"): v for k, v in rendering.files.items()}, rendering.warnings
     )

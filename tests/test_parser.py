@@ -90,7 +90,10 @@ def test_missing_ref_target_names_its_pointer():
             "the schema keyword 'patternProperties'",
         ),
         ({"$ref": "other.yaml#/X"}, "the external $ref 'other.yaml#/X'"),
-        ({"enum": [1, "a"]}, "an enum of values that are not all strings, all integers or all booleans"),
+        (
+            {"enum": [1, "a"]},
+            "an enum of values that are not all strings, all integers or all booleans",
+        ),
         (
             {"allOf": [{"type": "string"}, {"type": "integer"}]},
             "allOf of a schema that is not an object",

@@ -97,7 +97,7 @@ def write_index(folder: Path, text: str) -> Path:
         ),
         (
             "revisions:\n  - {id: baseline, date: 2026-13-01, file: a.yaml, note: x}\n",
-            "revisions.yaml#/: not valid YAML: month must be in 1..12",
+            "revisions[0].date: '2026-13-01' is not an ISO date",
         ),
         (
             "revisions:\n  - {id: baseline, date: '2026-13-01', file: a.yaml, note: x}\n",

@@ -206,17 +206,47 @@ def nullable(check: Callable[[object, str], T]) -> Callable[[object, str], T | N
 
 
 def one_of(*checks: Callable[[object, str], Any]) -> Callable[[object, str], Any]:
-    """Accept what the first matching check accepts."""
+    """Accept what one of the checks accepts. A check that reads a response model tolerantly
+    accepts most objects; the model read with no problems and no unknown fields is taken, else
+    the one with the fewest."""
 
     def check_one_of(value: object, path: str) -> Any:
+        best: tuple[int, Any] | None = None
         for check in checks:
             try:
-                return check(value, path)
+                result = check(value, path)
             except ValidationError:
                 continue
+            if not isinstance(result, Model):
+                return result
+            misses = len(getattr(result, "problems", ())) + len(getattr(result, "extra", ()))
+            if misses == 0:
+                return result
+            if best is None or misses < best[0]:
+                best = (misses, result)
+        if best is not None:
+            return best[1]
         raise ValidationError(path, "matches none of the allowed types", value)
 
     return check_one_of
+
+
+def discriminated(
+    name: str,
+    variants: Mapping[str, Callable[[object, str], Any]],
+    other: Callable[[object, str], Any],
+) -> Callable[[object, str], Any]:
+    """Read the variant the value's ``name`` property names; a value without one, or with a
+    value the schema does not map, is read as ``other`` reads it."""
+
+    def check_discriminated(value: object, path: str) -> Any:
+        tag = value.get(name) if isinstance(value, Mapping) else None
+        if isinstance(value, Model):
+            tag = value.to_dict().get(name)
+        check = variants.get(tag) if isinstance(tag, str) else None
+        return (check or other)(value, path)
+
+    return check_discriminated
 
 
 def list_of(check: Callable[[object, str], T]) -> Callable[[object, str], list[T]]:

@@ -82,7 +82,6 @@ _RETRIED_STATUSES = frozenset({408, 409, 429})
 # Failures that happen before the request leaves: the server cannot have processed it.
 _NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
-M = TypeVar("M", bound=Model)
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -169,18 +168,16 @@ def _idempotency_key(given: object, name: str, write: Callable[[Any, str], objec
     return text
 
 
-def _coerce(value: M | Mapping[str, Any], model: type[M], path: str) -> M:
-    """A model argument given as the model, or as a dict in the wire format."""
-    if isinstance(value, model):
-        return value
+def _wire(value: Any) -> Any:
+    """Arguments in the wire format: models as the dicts they write, UNSET fields left out;
+    the body's model then reads (and so checks) them, plain dicts and models alike."""
+    if isinstance(value, Model):
+        return value.to_dict()
     if isinstance(value, Mapping):
-        return model.from_dict(value, path)
-    raise ValidationError(path, f"expected a {model.__name__} or a dict", value)
-
-
-def _coerce_optional(value: M | Mapping[str, Any] | Unset, model: type[M], path: str) -> M | Unset:
-    """An optional model argument: UNSET where it is left out."""
-    return value if value is UNSET else _coerce(value, model, path)
+        return {key: _wire(item) for key, item in value.items() if item is not UNSET}
+    if isinstance(value, (list, tuple)):
+        return [_wire(item) for item in value]
+    return value
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -554,9 +551,13 @@ class Client(_BaseClient):
 
         Returns the RLOptimStepOperation.
         """
-        _payload = RLOptimStepBody(
-            adam_params=_coerce_optional(adam_params, RLAdamParams, "adam_params"),
-            muon_params=_coerce_optional(muon_params, RLMuonParams, "muon_params"),
+        _payload = RLOptimStepBody.from_dict(
+            _wire(
+                {
+                    "adam_params": adam_params,
+                    "muon_params": muon_params,
+                }
+            )
         ).to_dict()
         self._warn_not_applied(_payload)
         _request = self._build_request(
@@ -779,9 +780,13 @@ class AsyncClient(_BaseClient):
 
         Returns the RLOptimStepOperation.
         """
-        _payload = RLOptimStepBody(
-            adam_params=_coerce_optional(adam_params, RLAdamParams, "adam_params"),
-            muon_params=_coerce_optional(muon_params, RLMuonParams, "muon_params"),
+        _payload = RLOptimStepBody.from_dict(
+            _wire(
+                {
+                    "adam_params": adam_params,
+                    "muon_params": muon_params,
+                }
+            )
         ).to_dict()
         self._warn_not_applied(_payload)
         _request = self._build_request(
