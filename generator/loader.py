@@ -62,6 +62,8 @@ def parse_yaml(text: str, source: str) -> Any:
         raise SpecError("", f"not valid YAML: {_yaml_problem(exc)}", source=source) from exc
     except ValueError as exc:  # a scalar YAML cannot construct, such as the date 2026-13-01
         raise SpecError("", f"not valid YAML: {exc}", source=source) from exc
+    except RecursionError:
+        raise SpecError("", "nested too deeply to be read", source=source) from None
 
 
 def _where(mark: Any) -> str:

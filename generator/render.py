@@ -9,8 +9,9 @@ no absolute paths, stable ordering.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import jinja2
 
 from . import changelog, compat, ir
 from .docpage import operation_page
-from .errors import GeneratorError
+from .errors import GeneratorError, SpecError
 from .examples import sample
 from .fieldroles import FieldRoles, load_field_roles
 from .formatting import FormatCache, format_sources
@@ -176,8 +177,9 @@ def render_package(
     revisions = [entry.revision for entry in history]
     revision = revisions[-1]
     doc = revision.document
-    module = build_module(revisions, len(revisions) - 1)
-    client = build_client(doc, module)
+    with _located(revision):
+        module = build_module(revisions, len(revisions) - 1)
+        client = build_client(doc, module)
     reference = _reference(doc, client, roles)
     servers = [compat.pair(revision, earlier, roles) for earlier in revisions[:-1]]
     warnings = [
@@ -210,8 +212,9 @@ def render_document(
     """The files of the package of one OpenAPI document, whatever its API: the models, the
     client and the docs pages (no changelog, compatibility or local reference)."""
     doc = revision.document
-    module = build_module([revision], 0)
-    client = build_client(doc, module)
+    with _located(revision):
+        module = build_module([revision], 0)
+        client = build_client(doc, module)
     context: dict[str, Any] = {
         "package": package,
         "revision": revision,
@@ -225,6 +228,18 @@ def render_document(
     }
     warnings = [f"{revision.file}#{omission}" for omission in doc.omitted]
     return _package_files(templates, doc, revision, module, client, context, [], warnings)
+
+
+@contextlib.contextmanager
+def _located(revision: Revision) -> Iterator[None]:
+    """Name the document in an error the views raise with a pointer alone."""
+    try:
+        yield
+    except SpecError as exc:
+        if exc.source is not None:
+            raise
+        located = type(exc)(exc.pointer, exc.message, source=str(revision.file))
+        raise located from None
 
 
 def _package_files(

@@ -24,7 +24,13 @@ def docstring(text: str, indent: int) -> str:
     (``Args:``) is a list: each further line is one entry, wrapped with a hanging indent.
     """
     width = LINE_LENGTH - indent - 6  # room for the quotes on either side
-    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip()
+    before_last = escaped[:-1]
+    escaped_quote = (len(before_last) - len(before_last.rstrip("\\"))) % 2 == 1
+    if escaped.endswith('"') and not escaped_quote:  # it would run into the closing quotes
+        escaped = before_last + '\\"'
+    if escaped.startswith('"'):  # and into the opening ones
+        escaped = '\\"' + escaped[1:]
     blocks = []
     for paragraph in escaped.strip().split("\n\n"):
         lines = paragraph.strip().split("\n")

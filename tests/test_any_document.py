@@ -16,7 +16,6 @@ from conftest import CORPUS, SHARED
 from loopback import LoopbackServer, Reply
 
 from generator.build import build_packages
-from generator.cli import main
 from generator.examples import sample
 from generator.parser import is_json, parse_file
 from generator.pymodel import component_classes, operation_name

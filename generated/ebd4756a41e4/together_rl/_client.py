@@ -261,6 +261,8 @@ class _BaseClient:
         self.base_url = (
             base_url or os.environ.get("TOGETHER_BASE_URL") or DEFAULT_BASE_URL
         ).rstrip("/")
+        if not self.base_url:
+            raise ConfigurationError("no base URL: pass base_url=... or set TOGETHER_BASE_URL")
         root = self.base_url if self.base_url.endswith(API_PREFIX) else self.base_url + API_PREFIX
         try:
             url = httpx.URL(root)
