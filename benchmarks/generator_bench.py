@@ -58,7 +58,7 @@ def _peer_commands(spec: Path, out: Path) -> dict[str, list[str]]:
             "--input-file-type",
             "openapi",
             "--output",
-            str(out / "dcg" / f"{spec.stem}.py"),
+            str(out / "dcg" / spec.stem),
             "--output-model-type",
             "dataclasses.dataclass",
         ],

@@ -81,7 +81,17 @@ def _r(r: dict[str, Any] | None) -> str:
     if r is None:
         return "–"
     w, c = r["wall"], r["cpu"]
-    return f"wall {w['median']:.2f}x (min {w['min']:.2f}x), CPU {c['median']:.2f}x (min {c['min']:.2f}x)"
+    return (
+        f"wall {_x(w['median'])} (min {_x(w['min'])}), CPU {_x(c['median'])} (min {_x(c['min'])})"
+    )
+
+
+def _x(value: float) -> str:
+    return f"{value:.2f}x" if value >= 0.1 else f"{value:.2g}x"
+
+
+def _count(value: int) -> str:
+    return f"{value:,}" if value < 10**7 else f"{value:.2e}"
 
 
 def _verdict(met: bool) -> str:
@@ -245,7 +255,7 @@ def _generator(g: dict[str, Any], summary: list[str]) -> list[str]:
     )
     summary.append(
         f"- Generator cost grows linearly with the number of schemas: CPU per schema (load, IR and "
-        f"diff of two versions) at {top['schemas']:,} is {growth:.2f}x that at {base['schemas']:,}, "
+        f"diff of two versions) at {top['schemas']:,} is {growth:.3f}x that at {base['schemas']:,}, "
         f"{_verdict(growth <= TARGETS['linear'])}."
     )
     return out + [""]
@@ -271,7 +281,8 @@ def _shared_graph(s: dict[str, Any], summary: list[str]) -> list[str]:
     for row in s["rows"]:
         before = row["times"].get("before")
         out.append(
-            f"| {row['layers']} | {row['schemas']:,} | {row['paths_per_body']:,} | {row['changes']} | "
+            f"| {row['layers']} | {row['schemas']:,} | {_count(row['paths_per_body'])} | "
+            f"{row['changes']} | "
             f"{row.get('comparisons_before', 'not run'):{',' if 'comparisons_before' in row else ''}} | "
             f"{row['comparisons']:,} | "
             f"{_seconds(before['cpu']['median']) + ' CPU' if before else 'not run'} | "
