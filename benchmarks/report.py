@@ -183,7 +183,7 @@ def _generator(g: dict[str, Any], summary: list[str]) -> list[str]:
             f"takes for the newest one: ours / theirs {_r(goal)}, {_verdict(met)} (warm cache)."
             + (
                 f" With an empty cache, where black formats every text: {_r(cold)}, missed by that"
-                " much: black's run over the 26 distinct Python texts is most of it."
+                " much: black's run over every distinct rendered Python text is most of it."
                 if cold and cold["cpu"]["median"] >= 1
                 else (f" With an empty cache: {_r(cold)}." if cold else "")
             )
