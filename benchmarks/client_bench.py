@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from timing import Measurement
+from timing import Sample, ratio, run_call, times
+from timing import rounds as timing_rounds
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = HERE.parent / "generated" / "f4885bc38424"
@@ -60,36 +61,40 @@ def _contenders(url: str) -> dict[str, tuple[Callable[[], Any], Callable[[], Non
 
 
 def run(calls: int = 200, rounds: int = 15) -> dict[str, Any]:
+    """Each round runs ``calls`` calls of every contender in turn (the order rotating); figures
+    per call, wall and CPU (this process: the client's own work), ratios paired by round."""
     server = subprocess.Popen(
         [sys.executable, str(HERE / "fixed_server.py")], stdout=subprocess.PIPE, text=True
     )
     try:
+        assert server.stdout is not None
         url = f"http://127.0.0.1:{server.stdout.readline().strip()}"
         contenders = _contenders(url)
         for call, _ in contenders.values():  # warm up connections, imports and caches
             for _ in range(50):
                 call()
-        per_call: dict[str, list[float]] = {name: [] for name in contenders}
-        for _ in range(rounds):  # round robin, so that background load hits all alike
-            for name, (call, _) in contenders.items():
-                start = time.perf_counter()
-                for _ in range(calls):
-                    call()
-                per_call[name].append((time.perf_counter() - start) / calls)
+
+        def batch(call: Callable[[], Any]) -> Callable[[], Sample]:
+            def run_batch() -> Sample:
+                sample = run_call(lambda: [call() for _ in range(calls)])
+                return {clock: value / calls for clock, value in sample.items()}
+
+            return run_batch
+
+        result = timing_rounds({n: batch(c) for n, (c, _) in contenders.items()}, rounds, warmup=0)
         for _, close in contenders.values():
             close()
     finally:
         server.terminate()
         server.wait()
-    results = {name: Measurement.of(samples).to_dict() for name, samples in per_call.items()}
-    raw = results["raw httpx"]["median"]
-    ratios = {name: r["median"] / raw for name, r in results.items()}
     return {
         "calls_per_round": calls,
         "rounds": rounds,
         "body": BODY,
-        "results": results,
-        "ratio_to_raw_httpx": ratios,
+        "times": {name: times(result, name) for name in contenders},
+        "ratio_to_raw_httpx": {
+            name: ratio(result, name, "raw httpx") for name in contenders if name != "raw httpx"
+        },
         "versions": {name: _version(name) for name in ("httpx", "together")},
     }
 

@@ -1,19 +1,24 @@
-"""The generator against openapi-python-client and datamodel-code-generator on the same inputs."""
+"""The generator against openapi-python-client and datamodel-code-generator on the same inputs,
+and the diff engine against the one it replaced, every figure from paired, interleaved rounds."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from synthetic import synthetic_spec
-from timing import Measurement, measure, measure_command
+from synthetic import shared_graph_paths, shared_graph_spec, synthetic_spec
+from timing import Sample, ratio, rounds, run_call, run_commands, summary, times
 
-from generator.diff import diff_documents
+from generator.diff import DiffStats, diff_documents
 from generator.loader import load_yaml
 from generator.parser import parse_document
 from generator.revisions import load_index
@@ -22,125 +27,181 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus" / "together-openapi-2026-04-28.yaml"
 BIN = Path(sys.executable).parent
 SIZES = (10, 100, 1000, 5000)
+PEER_SIZES = (10, 100, 1000)  # a peer takes about 40 s at 5,000 schemas: left out
+BEFORE = "5799678"  # the last commit with the diff engine that walked every path
+LAYERS = (4, 6, 8, 10, 12, 14, 16, 24, 48, 96, 192)
+OLD_BUDGET = 4.0  # seconds: the old engine is not run where its predicted time is longer
 
 
 def _tool(name: str) -> str:
     return str(BIN / name)
 
 
-def _peer_commands(specs: list[Path], out: Path) -> dict[str, list[list[str]]]:
-    """The command lines of each peer generating a client (or models) for every spec."""
+def _peer_commands(spec: Path, out: Path) -> dict[str, list[str]]:
+    """The command line of each peer generating a client (or models) from one document."""
     return {
         "openapi-python-client": [
-            [
-                _tool("openapi-python-client"),
-                "generate",
-                "--path",
-                str(spec),
-                "--output-path",
-                str(out / "opc" / spec.stem),
-                "--overwrite",
-                "--meta",
-                "none",
-            ]
-            for spec in specs
+            _tool("openapi-python-client"),
+            "generate",
+            "--path",
+            str(spec),
+            "--output-path",
+            str(out / "opc" / spec.stem),
+            "--overwrite",
+            "--meta",
+            "none",
         ],
         "datamodel-code-generator": [
-            [
-                _tool("datamodel-codegen"),
-                "--input",
-                str(spec),
-                "--input-file-type",
-                "openapi",
-                "--output",
-                str(out / "dcg" / spec.stem),
-                "--output-model-type",
-                "dataclasses.dataclass",
-            ]
-            for spec in specs
+            _tool("datamodel-codegen"),
+            "--input",
+            str(spec),
+            "--input-file-type",
+            "openapi",
+            "--output",
+            str(out / "dcg" / spec.stem),
+            "--output-model-type",
+            "dataclasses.dataclass",
         ],
     }
 
 
 def pipeline(repeat: int) -> dict[str, Any]:
-    """Parse and render all revisions (ours, a fresh process each time) vs the peers on the same
-    six documents, a fresh process per document."""
+    """``python -m generator generate`` for every revision (with a warm cache, and with an
+    empty one each run) and for the newest revision alone, against each peer on the newest
+    revision's document and on every revision's document (one process per document, as they
+    take one). Every contender runs once per round, in a fresh process."""
     index = load_index(ROOT / "spec")
     specs = [r.file for r in index]
+    newest = index[len(index) - 1]
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
-        ours = measure_command(
-            [
-                [
-                    sys.executable,
-                    "-m",
-                    "generator",
-                    "--spec-dir",
-                    str(ROOT / "spec"),
-                    "generate",
-                    "--out",
-                    str(out / "ours"),
-                    "--readme",
-                    str(out / "no-readme"),
-                ]
-            ],
-            repeat=repeat,
-            timeout=600,
-        )
-        peers = {
-            name: measure_command(commands, repeat=repeat, timeout=600)
-            for name, commands in _peer_commands(specs, out).items()
+        warm = out / "cache-warm"
+
+        def ours(*extra: str, cache: Path | None = None) -> Callable[[], Sample]:
+            command = [
+                sys.executable,
+                "-m",
+                "generator",
+                "--spec-dir",
+                str(ROOT / "spec"),
+                "generate",
+                "--out",
+                str(out / "ours"),
+                "--readme",
+                str(out / "no-readme"),
+                *extra,
+            ]
+
+            def run() -> Sample:
+                folder = cache or Path(tempfile.mkdtemp(dir=out, prefix="cache-cold-"))
+                env = {**os.environ, "TOGETHER_RL_CODEGEN_CACHE": str(folder)}
+                return run_commands([command], timeout=600, env=env)
+
+            return run
+
+        contenders: dict[str, Callable[[], Sample]] = {
+            "ours: all revisions": ours(cache=warm),
+            "ours: all revisions, empty cache": ours(),
+            "ours: newest revision": ours("--revision", newest.id, cache=warm),
         }
+        for name in ("openapi-python-client", "datamodel-code-generator"):
+            contenders[f"{name}: newest revision"] = lambda n=name: run_commands(
+                [_peer_commands(newest.file, out)[n]], timeout=600
+            )
+            contenders[f"{name}: all revisions"] = lambda n=name: run_commands(
+                [_peer_commands(spec, out)[n] for spec in specs], timeout=600
+            )
+        result = rounds(contenders, repeat)
+    comparisons = {
+        "all revisions (ours) vs newest revision (peer)": (
+            "ours: all revisions",
+            "newest revision",
+        ),
+        "all revisions, empty cache (ours) vs newest revision (peer)": (
+            "ours: all revisions, empty cache",
+            "newest revision",
+        ),
+        "newest revision vs newest revision": ("ours: newest revision", "newest revision"),
+        "all revisions vs all revisions": ("ours: all revisions", "all revisions"),
+    }
     return {
         "documents": len(specs),
-        "ours": _result(ours),
-        "peers": {k: _result(v) for k, v in peers.items()},
+        "newest": newest.id,
+        "rounds": repeat,
+        "times": {name: times(result, name) for name in contenders},
+        "ratios": {
+            peer: {
+                label: ratio(result, mine, f"{peer}: {theirs}")
+                for label, (mine, theirs) in comparisons.items()
+            }
+            for peer in ("openapi-python-client", "datamodel-code-generator")
+        },
     }
 
 
 def corpus(repeat: int) -> dict[str, Any]:
-    """Load the public spec and build its IR (in process), and the peers generating from it."""
+    """The public spec: our stages in process (absolute figures, for orientation), and our load
+    and IR in a fresh process against each peer's whole generation, paired."""
     if not CORPUS.is_file():
         return {"skipped": f"{CORPUS} not found"}
     raw_text = CORPUS.read_text(encoding="utf-8")
-    yaml_load = measure(lambda: load_yaml(CORPUS), repeat=repeat)
     raw = load_yaml(CORPUS)
-    build_ir = measure(lambda: parse_document(raw, source="corpus"), repeat=repeat)
     doc = parse_document(raw, source="corpus")
-    self_diff = measure(lambda: diff_documents(doc, doc), repeat=repeat)
+    old = _old_diff()
+    stages = rounds(
+        {
+            "YAML load (libyaml)": lambda: run_call(lambda: load_yaml(CORPUS)),
+            "build the IR after loading": lambda: run_call(
+                lambda: parse_document(raw, source="corpus")
+            ),
+            "diff the document with itself": lambda: run_call(lambda: diff_documents(doc, doc)),
+            **(
+                {
+                    "diff the document with itself (engine before)": lambda: run_call(
+                        lambda: old.diff_documents(doc, doc)
+                    )
+                }
+                if old
+                else {}
+            ),
+        },
+        repeat,
+    )
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
-        ours_cli = measure_command(
-            [
-                [
-                    sys.executable,
-                    "-c",
-                    "import sys; from generator.parser import parse_file; "
-                    f"parse_file(__import__('pathlib').Path({str(CORPUS)!r}))",
-                ]
-            ],
-            repeat=repeat,
-            timeout=600,
-        )
-        peers = {
-            name: measure_command(commands, repeat=max(3, repeat // 2), timeout=600)
-            for name, commands in _peer_commands([CORPUS], out).items()
+        ours_cli = [
+            sys.executable,
+            "-c",
+            "from pathlib import Path; from generator.parser import parse_file; "
+            f"parse_file(Path({str(CORPUS)!r}))",
+        ]
+        contenders: dict[str, Callable[[], Sample]] = {
+            "ours: load and IR": lambda: run_commands([ours_cli], timeout=600)
         }
+        for name, command in _peer_commands(CORPUS, out).items():
+            contenders[name] = lambda c=command: run_commands([c], timeout=600)
+        processes = rounds(contenders, max(3, repeat // 3))
     return {
         "bytes": len(raw_text),
         "operations": len(doc.operations),
         "schemas": len(doc.schemas),
-        "yaml_load": yaml_load.to_dict(),
-        "build_ir": build_ir.to_dict(),
-        "self_diff": self_diff.to_dict(),
-        "ours_process": _result(ours_cli),
-        "peers": {k: _result(v) for k, v in peers.items()},
+        "stages": {name: times(stages, name) for name in stages["samples"]},
+        "self_diff_ratio": (
+            ratio(
+                stages,
+                "diff the document with itself",
+                "diff the document with itself (engine before)",
+            )
+            if old
+            else None
+        ),
+        "processes": {name: times(processes, name) for name in contenders},
     }
 
 
 def scaling(repeat: int, sizes: tuple[int, ...] = SIZES) -> dict[str, Any]:
-    """Cost against the number of schemas: our load + IR + diff in process; the peers' whole
-    generation in a fresh process (they have no separate stages to time)."""
+    """Cost against the number of schemas: our load + IR, and load + IR + diff of two versions,
+    in process; the peers' whole generation in a fresh process (they have no separate stages)."""
     import yaml
 
     rows = []
@@ -151,46 +212,132 @@ def scaling(repeat: int, sizes: tuple[int, ...] = SIZES) -> dict[str, Any]:
             old_path.write_text(yaml.safe_dump(synthetic_spec(size), sort_keys=False))
             new_path.write_text(yaml.safe_dump(synthetic_spec(size, variant=1), sort_keys=False))
 
-            def ours() -> None:
+            def both() -> None:
                 diff_documents(
                     parse_document(load_yaml(old_path)), parse_document(load_yaml(new_path))
                 )
 
-            def ours_ir() -> None:
-                parse_document(load_yaml(old_path))
-
+            contenders: dict[str, Callable[[], Sample]] = {
+                "ours: load + IR": lambda p=old_path: run_call(
+                    lambda: parse_document(load_yaml(p))
+                ),
+                "ours: two loads + IR + diff": lambda: run_call(both),
+            }
+            if size in PEER_SIZES:
+                for name, command in _peer_commands(old_path, out).items():
+                    contenders[name] = lambda c=command: run_commands([c], timeout=900)
+            result = rounds(contenders, repeat if size <= 1000 else max(3, repeat // 2))
             row: dict[str, Any] = {
                 "schemas": size,
-                "ours_load_ir": measure(ours_ir, repeat=repeat).to_dict(),
-                "ours_load_ir_diff_two": measure(ours, repeat=repeat).to_dict(),
+                "times": {name: times(result, name) for name in contenders},
                 "changes": len(
                     diff_documents(
                         parse_document(load_yaml(old_path)), parse_document(load_yaml(new_path))
                     )
                 ),
             }
-            peer_repeat = 3 if size <= 1000 else 1
-            for name, commands in _peer_commands([old_path], out).items():
-                row[name] = _result(measure_command(commands, repeat=peer_repeat, timeout=900))
             rows.append(row)
+            print(f"  scaling {size}", flush=True)
     return {"rows": rows}
 
 
-def _result(value: Measurement | str) -> dict[str, Any]:
-    return value.to_dict() if isinstance(value, Measurement) else {"failed": value}
+def _old_diff() -> ModuleType | None:
+    """The diff engine as it was before it compared each pair of components once (from git)."""
+    try:
+        source = subprocess.run(
+            ["git", "show", f"{BEFORE}:generator/diff.py"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    name = "generator._diff_before"
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "generator"
+    sys.modules[name] = module
+    exec(compile(source, f"{BEFORE}:generator/diff.py", "exec"), module.__dict__)
+    return module
 
 
-def run(repeat: int = 5) -> dict[str, Any]:
+def shared_graph(repeat: int, layers: tuple[int, ...] = LAYERS) -> dict[str, Any]:
+    """The diff of two versions of a deep, widely shared reference graph (``shared_graph_spec``,
+    8 schemas a layer, 2 references each) by the engine before and after, paired; comparisons
+    counted for both (the old one's: its schema comparisons, one per path)."""
+    old = _old_diff()
+    rows = []
+    old_running = old is not None
+    last: tuple[float, int] | None = None  # the old engine's last median and its paths
+    for depth in layers:
+        before = parse_document(shared_graph_spec(depth), source="old")
+        after = parse_document(shared_graph_spec(depth, variant=1), source="new")
+        stats = DiffStats()
+        changes = diff_documents(before, after, stats=stats)
+        contenders: dict[str, Callable[[], Sample]] = {
+            "after": lambda: run_call(lambda: diff_documents(before, after))
+        }
+        row: dict[str, Any] = {
+            "layers": depth,
+            "schemas": depth * 8 + 1,
+            "paths_per_body": shared_graph_paths(depth),
+            "changes": len(changes),
+            "comparisons": stats.comparisons,
+            "components": stats.components,
+        }
+        if old_running and old is not None and last is not None:
+            # the old engine's cost grows with the paths: predict it before running it
+            seconds, paths = last
+            if seconds * shared_graph_paths(depth) / paths > OLD_BUDGET:
+                old_running = False
+        if old_running and old is not None:
+            counted = _count_old(old, before, after)
+            if counted["changes"] != [c.to_dict() for c in changes]:
+                raise AssertionError(f"the engines disagree at {depth} layers")
+            row["comparisons_before"] = counted["comparisons"]
+            contenders["before"] = lambda: run_call(lambda: old.diff_documents(before, after))
+        result = rounds(contenders, repeat if depth <= 16 else max(3, repeat // 2))
+        row["times"] = {name: times(result, name) for name in contenders}
+        if "before" in contenders:
+            row["ratio"] = ratio(result, "after", "before")
+            last = (row["times"]["before"]["wall"]["median"], shared_graph_paths(depth))
+        rows.append(row)
+        print(f"  shared graph {depth} layers", flush=True)
+    return {"width": 8, "fanout": 2, "rows": rows, "before": BEFORE, "budget": OLD_BUDGET}
+
+
+def _count_old(old: ModuleType, before: Any, after: Any) -> dict[str, Any]:
+    counter = {"n": 0}
+    original = old._OperationDiff.resolved
+
+    def counted(self: Any, *args: Any) -> Any:
+        counter["n"] += 1
+        return original(self, *args)
+
+    old._OperationDiff.resolved = counted
+    try:
+        changes = [c.to_dict() for c in old.diff_documents(before, after)]
+    finally:
+        old._OperationDiff.resolved = original
+    return {"comparisons": counter["n"], "changes": changes}
+
+
+def run(repeat: int = 10, quick: bool = False) -> dict[str, Any]:
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"  # peers call ruff & co
     started = time.perf_counter()
     result = {
         "pipeline": pipeline(repeat),
-        "corpus": corpus(repeat * 2),
-        "scaling": scaling(repeat),
+        "corpus": corpus(repeat),
+        "shared_graph": shared_graph(
+            max(3, repeat // 2), layers=(4, 8, 12, 24) if quick else LAYERS
+        ),
+        "scaling": scaling(max(3, repeat // 2), sizes=(10, 100) if quick else SIZES),
     }
     result["seconds"] = time.perf_counter() - started
     return result
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(), indent=2))
+    print(json.dumps(run(repeat=3), indent=2))
