@@ -403,7 +403,14 @@ def build_client(doc: ir.Document, module: PyModule) -> PyClient:
                     f"{method.method_name} (operationIds must be unique, also in snake_case)",
                 )
             operations.append(method)
-    waiters = tuple(w for w in (_waiter(module, a, b) for a in operations for b in operations) if w)
+    # a waiter pairs a POST with the GET of its path plus "/{id}": the GETs by their parent path
+    gets: dict[str, list[PyOperation]] = {}
+    for op in operations:
+        parent = re.fullmatch(r"(.*)/\{\w+\}", op.path)
+        if op.http_method == "GET" and parent:
+            gets.setdefault(parent.group(1), []).append(op)
+    pairs = ((submit, retrieve) for submit in operations for retrieve in gets.get(submit.path, []))
+    waiters = tuple(w for w in (_waiter(module, a, b) for a, b in pairs) if w)
     used = frozenset().union(*(op.classes for op in operations))
     used |= {w.status_enum for w in waiters}
     errors = {op.error_model for op in operations if op.error_model}
@@ -436,13 +443,12 @@ def _parameter_type(doc: ir.Document, module: PyModule, schema: ir.Schema, point
     """How a parameter's value is checked before it is sent: a primitive, an enum of the
     models, or a list of those, with the schema's constraints."""
     resolved = doc.resolve(schema)
-    enums = {e.name for e in module.enums}
     if isinstance(resolved, ir.Primitive) and resolved.type != "null":
         kind = PyType("primitive", resolved.type)
     elif (
         isinstance(resolved, ir.Enum)
         and isinstance(schema, ir.Ref)
-        and module.classes.get(schema.name) in enums
+        and module.is_enum(module.classes.get(schema.name))
     ):
         kind = PyType("enum", module.classes[schema.name], integer=resolved.type == "integer")
     elif isinstance(resolved, ir.Enum):
@@ -629,7 +635,7 @@ def _waiter(module: PyModule, submit: PyOperation, retrieve: PyOperation) -> PyW
     ):
         return None
     enum_name = status.type.name
-    members = [m for m, _ in next(e for e in module.enums if e.name == enum_name).members]
+    members = [m for m, _ in module.enum(enum_name).members]
     completed = next((m for m in members if m.endswith("_COMPLETED")), None)
     failed = next((m for m in members if m.endswith("_FAILED")), None)
     if completed is None or failed is None:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 import json
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal
 
 from . import ir
@@ -270,7 +271,21 @@ class PyModule:
     """The types of each operation's JSON, form or multipart bodies, by ``"METHOD /path"``."""
 
     def model(self, name: str) -> PyModel:
-        return next(m for m in self.models if m.name == name)
+        return self._models_by_name[name]
+
+    def enum(self, name: str) -> PyEnum:
+        return self._enums_by_name[name]
+
+    def is_enum(self, name: str | None) -> bool:
+        return name in self._enums_by_name
+
+    @cached_property
+    def _models_by_name(self) -> dict[str, PyModel]:
+        return {m.name: m for m in self.models}
+
+    @cached_property
+    def _enums_by_name(self) -> dict[str, PyEnum]:
+        return {e.name: e for e in self.enums}
 
     @property
     def helpers(self) -> list[str]:
