@@ -1,8 +1,8 @@
 """Run the benchmarks side by side and write benchmarks/RESULTS.md and benchmarks/scaling.png.
 
-    python benchmarks/run.py [generator] [client] [reference] [--quick] [--device cuda]
+    python benchmarks/run.py [generator] [document] [client] [reference] [--quick] [--device cuda]
 
-With no part named, all three run. Each part's figures are kept in benchmarks/results.json, so a
+With no part named, all four run. Each part's figures are kept in benchmarks/results.json, so a
 part can be re-run (or run on another machine, such as a GPU one) without losing the others;
 RESULTS.md is written from that file every time.
 """
@@ -19,6 +19,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import client_bench  # noqa: E402
+import document_bench  # noqa: E402
 import generator_bench  # noqa: E402
 import reference_bench  # noqa: E402
 import report  # noqa: E402
@@ -29,7 +30,10 @@ RESULTS = HERE / "results.json"
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "parts", nargs="*", metavar="PART", help="generator, client or reference (default: all)"
+        "parts",
+        nargs="*",
+        metavar="PART",
+        help="generator, document, client or reference (default: all)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="fewer repetitions and sizes (a smoke run)"
@@ -38,8 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         "--device", default="cpu", help="device of the reference part (cpu or cuda)"
     )
     args = parser.parse_args(argv)
-    parts = args.parts or ["generator", "client", "reference"]
-    unknown = set(parts) - {"generator", "client", "reference"}
+    parts = args.parts or ["generator", "document", "client", "reference"]
+    unknown = set(parts) - {"generator", "document", "client", "reference"}
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     results = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
@@ -49,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     if "generator" in parts:
         print("generator ...", flush=True)
         results["generator"] = generator_bench.run(repeat=2 if args.quick else 10, quick=args.quick)
+    if "document" in parts:
+        print("document ...", flush=True)
+        results["document"] = document_bench.run(repeat=2 if args.quick else 5, quick=args.quick)
     if "client" in parts:
         print("client ...", flush=True)
         results["client"] = client_bench.run(

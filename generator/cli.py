@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import itertools
 import json
+import multiprocessing
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -378,48 +380,58 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _generate_document(args: argparse.Namespace) -> int:
     from .formatting import default_cache_dir
-    from .loader import load_yaml
     from .render import render_one_document
     from .smoke import import_packages
     from .tree import check_output_folder, recover, write_tree
-    from .validate import schema_problems
+    from .validate import file_problems
 
     if args.out is None:
         raise GeneratorError("--spec needs --out: the folder to write the package into")
     if args.revisions:
         raise GeneratorError("--revision is for the revisions of spec/, not with --spec")
-    # what openapi-spec-validator finds is reported; the generator reads what it can leniently,
-    # and what would give wrong code stops it (located errors from the parser and the views)
-    for problem in schema_problems(load_yaml(args.spec), str(args.spec)):
-        print(f"warning: {problem}", file=sys.stderr)
-    package = _package_info(args)
-    recover(args.out.resolve())
-    check_output_folder(args.out.resolve(), package.import_name)
-    rendering = render_one_document(
-        args.spec, package, args.package_version, cache_dir=default_cache_dir()
-    )
-    for warning in rendering.warnings:
-        print(f"warning: left out {warning}", file=sys.stderr)
+    # What openapi-spec-validator finds is reported; the generator reads what it can leniently,
+    # and what would give wrong code stops it (located errors from the parser and the views).
+    # The validator takes as long as the rest together on a large document: it runs beside, and
+    # its warnings come when it is done (they do not stop the generation).
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=_worker_context()) as pool:
+        problems = pool.submit(file_problems, args.spec)
+        try:
+            document = parse_file(args.spec, lenient=True)
+            package = _package_info(args, document.title)
+            recover(args.out.resolve())
+            check_output_folder(args.out.resolve(), package.import_name)
+            rendering = render_one_document(
+                args.spec,
+                document,
+                package,
+                args.package_version,
+                cache_dir=default_cache_dir(),
+            )
+            for warning in rendering.warnings:
+                print(f"warning: left out {warning}", file=sys.stderr)
 
-    def verify(staging: Path) -> None:
-        import_packages([(staging, package.import_name)])
+            def verify(staging: Path) -> None:
+                import_packages([(staging, package.import_name)])
 
-    write_tree(rendering.files, args.out, package=package.import_name, verify=verify)
+            write_tree(rendering.files, args.out, package=package.import_name, verify=verify)
+        finally:
+            for problem in problems.result():
+                print(f"warning: {problem}", file=sys.stderr)
     print(f"rendered {len(rendering.files)} files of {args.spec} into {args.out}")
     return 0
 
 
-def _package_info(args: argparse.Namespace) -> PackageInfo:
-    """The package's names: given, else from the document's title."""
-    from .loader import load_yaml
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """Fork where the platform has it (the worker starts at once, with the modules loaded)."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
+    """The package's names: given, else from the document's title (else its file's name)."""
     from .render import PackageInfo
 
-    raw = load_yaml(args.spec)
-    title = (
-        str((raw.get("info") or {}).get("title") or args.spec.stem)
-        if isinstance(raw, dict)
-        else args.spec.stem
-    )
+    title = title or args.spec.stem
     words = re.findall(r"[0-9A-Za-z]+", title.lower()) or ["api"]
     name = args.package or "_".join(words)
     if not name.isidentifier() or keyword.iskeyword(name):

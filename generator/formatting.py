@@ -155,6 +155,60 @@ def format_sources(
     return [r for r in results if r is not None]
 
 
+def format_long_lines(
+    sources: Sequence[str], cache: FormatCache | None = None
+) -> list[tuple[bool, str]]:
+    """As :func:`format_sources`, but black formats only the top-level statements with a line
+    longer than the line length; the rest is taken as the templates laid it out.
+
+    The templates lay Python out as black does where it fits the line length (the tests of
+    ``generate --spec`` hold them to it, on every document they render), so black is needed
+    only where a name or a union from the document makes a line too long: on a document of
+    thousands of schemas that is a few statements, where black over everything would take
+    minutes. A statement is a block of lines from one that starts at the margin after a blank
+    line to the next such; where black cannot read one alone (the split fell inside a string),
+    it formats the whole text.
+    """
+    pieces = [_STATEMENT.split(source) for source in sources]
+    todo = sorted({piece for split in pieces for piece in split[::2] if _too_long(piece)}, key=len)
+    formatted = dict(zip(todo, format_sources(todo, cache)))
+    results: list[tuple[bool, str] | None] = []
+    whole: list[int] = []
+    for i, split in enumerate(pieces):
+        if any(not formatted[p][0] for p in split[::2] if p in formatted):
+            whole.append(i)
+            results.append(None)
+            continue
+        results.append(
+            (
+                True,
+                "".join(
+                    _in_place(p, formatted[p][1]) if n % 2 == 0 and p in formatted else p
+                    for n, p in enumerate(split)
+                ),
+            )
+        )
+    for i, result in zip(whole, format_sources([sources[i] for i in whole], cache)):
+        results[i] = result
+    return [r for r in results if r is not None]
+
+
+_STATEMENT = re.compile(r"(\n\n+)(?=\S)")
+"""A blank line, or several, before a line that starts at the margin (kept by the split)."""
+
+
+def _too_long(text: str) -> bool:
+    """Whether a line is longer than black allows; counted in UTF-8 bytes, never fewer than the
+    columns black counts (a wide character is two columns, and three bytes)."""
+    return any(len(line.encode()) > LINE_LENGTH for line in text.split("\n"))
+
+
+def _in_place(statement: str, formatted: str) -> str:
+    """Black's text of a statement, ending as the statement did (black ends it with one newline;
+    the split leaves none, but at the end of the file)."""
+    return formatted.rstrip("\n") + statement[len(statement.rstrip("\n")) :]
+
+
 def _format_all(sources: Sequence[str]) -> list[tuple[bool, str]]:
     import black  # noqa: F401  (imported before forking, so that every worker has it)
 

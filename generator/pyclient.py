@@ -209,11 +209,11 @@ class PyOperation:
     def helpers(self) -> frozenset[str]:
         """The functions of ``_model`` the parameters' checks and the body and response use."""
         every = self.path_parameters + self.keyword_parameters
-        used = frozenset().union(*(p.type.helpers for p in every))
+        used = frozenset().union(*(p.type.helpers_of(reading=False) for p in every))
         if self.body is not None and self.body.model is None and self.body.type is not None:
-            used |= self.body.type.helpers
+            used |= self.body.type.helpers_of(reading=False)
         if self.response.type is not None and self.response.model is None:
-            used |= self.response.type.helpers
+            used |= self.response.type.helpers_of(reading=True)
         return used
 
     @property
@@ -356,8 +356,11 @@ class PyClient:
 
     @property
     def helpers(self) -> list[str]:
-        """What the client module imports from ``_model`` for its parameters, sorted."""
-        return sorted(frozenset().union(*(op.helpers for op in self.operations)))
+        """What the client module imports from ``_model``: what its own code uses, ``Unset``
+        where a body field may be left out, and what the parameters' checks use (sorted)."""
+        optional = any(not f.required for op in self.operations for f in op.body_fields)
+        checks = sorted(frozenset().union(*(op.helpers for op in self.operations)))
+        return ["UNSET", "Model", *(["Unset"] if optional else []), *checks]
 
     @property
     def rejects_removed_fields(self) -> bool:

@@ -109,6 +109,10 @@ class PyType:
     @property
     def helpers(self) -> frozenset[str]:
         """The functions of ``_model`` that the reader and writer use."""
+        return self.helpers_of(reading=True) | self.helpers_of(reading=False)
+
+    def helpers_of(self, *, reading: bool) -> frozenset[str]:
+        """The functions of ``_model`` that the reader (or the writer) uses."""
         own: set[str] = {"nullable"} if self.nullable else set()
         if self.constraints:
             own.add("constrained")
@@ -117,14 +121,18 @@ class PyType:
         elif self.kind in ("any", "file", "null"):
             own.add(f"check_{self.kind}")
         elif self.kind == "enum":
-            own |= {"strict_enum"} if self.strict else {"open_enum", "write_enum"}
+            if self.strict:
+                own.add("strict_enum")
+            else:
+                own.add("open_enum" if reading else "write_enum")
         elif self.kind == "model":
-            own.add("write_model")
+            if not reading:
+                own.add("write_model")
         else:
             own.add({"list": "list_of", "dict": "dict_of", "union": "one_of"}[self.kind])
             if self.discriminator is not None:
                 own.add("discriminated")
-        return frozenset(own).union(*(a.helpers for a in self.args))
+        return frozenset(own).union(*(a.helpers_of(reading=reading) for a in self.args))
 
     @property
     def files(self) -> bool:
@@ -290,8 +298,10 @@ class PyModule:
     @property
     def helpers(self) -> list[str]:
         """What ``models.py`` imports from ``_model``: only what it uses, constants first."""
-        used = {"Model", "put"}
+        used = {"Model"} if self.models else set()
         for model in self.models:
+            if model.fields:
+                used.add("put")
             for member in model.fields:
                 if model.strict:
                     used.add("required" if member.required else "optional")
@@ -303,6 +313,18 @@ class PyModule:
         for alias in self.aliases:
             used |= {"UNSET", "Unset"} & set(alias.type.annotation.split())
         return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
+
+    @property
+    def typing(self) -> list[str]:
+        """What ``models.py`` imports from ``typing``: only what it uses."""
+        used = {"Any", "ClassVar"} if self.models else set()
+        if self.aliases:
+            used.add("TypeAlias")
+        if any("Any" in re.findall(r"\w+", a.type.annotation) for a in self.aliases):
+            used.add("Any")
+        if self.uses_files:
+            used.add("IO")
+        return sorted(used, key=lambda name: (name != "IO", name))
 
     @property
     def uses_files(self) -> bool:

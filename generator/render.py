@@ -1,8 +1,10 @@
 """Render ``templates/`` into one installable package per revision.
 
-``templates/`` mirrors a package: a file ending in ``.jinja`` is rendered (once, or once per
-operation where its name holds ``{operation}``) to the path without the suffix; any other file is
-runtime code that is the same in every package, copied as it is. Rendered Python is formatted
+``templates/`` mirrors a package: a file ending in ``.jinja`` is rendered (once, once per
+operation where its name holds ``{operation}``, or once per module of a split ``models.py`` where
+it holds ``{part}``) to the path without the suffix; any other file is runtime code that is the
+same in every package, copied as it is. ``templates/include/`` holds what templates include, and
+is not a file of the package. Rendered Python is formatted
 with the pinned black. Output is a pure function of ``spec/`` and ``templates/``: no timestamps,
 no absolute paths, stable ordering.
 """
@@ -23,9 +25,10 @@ from .docpage import operation_page
 from .errors import GeneratorError, SpecError
 from .examples import sample
 from .fieldroles import FieldRoles, load_field_roles
-from .formatting import FormatCache, format_sources
+from .formatting import FormatCache, format_long_lines, format_sources
 from .pyclient import PyClient, build_client
 from .pymodel import PyModule, build_module, class_name
+from .pyparts import split_models
 from .reference import ReferenceView, reference_view
 from .revisions import Revision, RevisionIndex
 from .templating import environment, pyrepr
@@ -34,6 +37,8 @@ from .versions import VersionedChanges, package_versions
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 TEMPLATE_SUFFIX = ".jinja"
 PER_OPERATION = "{operation}"
+PER_PART = "{part}"
+INCLUDES = "include/"
 
 
 class RenderError(GeneratorError):
@@ -129,6 +134,7 @@ def load_templates(folder: Path = TEMPLATES_DIR, cache_dir: Path | None = None) 
         for p in folder.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     )
+    files = [f for f in files if not f.startswith(INCLUDES)]
     return Templates(
         environment=environment(folder, cache_dir),
         rendered=tuple(f for f in files if f.endswith(TEMPLATE_SUFFIX)),
@@ -254,7 +260,8 @@ def _package_files(
 ) -> PackageFiles:
     package: PackageInfo = context["package"]
     pages = [operation_page(doc, op) for op in doc.operations]
-    context = {**context, "module": module, "client": client, "pages": pages}
+    parts = split_models(module)
+    context = {**context, "module": module, "parts": parts, "client": client, "pages": pages}
     rendered = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
     for template_name in templates.rendered:
         output = _output(template_name.removesuffix(TEMPLATE_SUFFIX), package)
@@ -268,6 +275,10 @@ def _package_files(
                 )
                 text = _render(template, page=page, changes=changes, **context)
                 rendered[output.replace(PER_OPERATION, page.name)] = (template_name, text)
+        elif PER_PART in output:
+            for part in parts:
+                text = _render(template, part=part, **context)
+                rendered[output.replace(PER_PART, part.number)] = (template_name, text)
         else:
             rendered[output] = (template_name, _render(template, **context))
     static = {
@@ -342,10 +353,11 @@ def render_all(
 
 
 def _finish(
-    packages: dict[str, PackageFiles], cache_dir: Path | None, *, format: bool = True
+    packages: dict[str, PackageFiles], cache_dir: Path | None, *, black_everything: bool = True
 ) -> Rendering:
-    """Every package's files under its folder, the Python formatted by black (or, without
-    ``format``, as the templates laid it out: black's layout, which the tests hold them to)."""
+    """Every package's files under its folder, the Python formatted by black: all of it, or
+    (without ``black_everything``) only the statements the templates could not fit in the line
+    length (see :func:`~generator.formatting.format_long_lines`)."""
     rendered = {
         f"{folder}/{path}": entry
         for folder, files in packages.items()
@@ -354,11 +366,9 @@ def _finish(
     sources = sorted(
         {text for path, (_, text) in rendered.items() if path.endswith(".py")}, key=len
     )
-    if format:
-        cache = FormatCache(cache_dir) if cache_dir is not None else None
-        formatted = dict(zip(sources, format_sources(sources, cache)))
-    else:
-        formatted = {source: (True, source) for source in sources}
+    cache = FormatCache(cache_dir) if cache_dir is not None else None
+    formatter = format_sources if black_everything else format_long_lines
+    formatted = dict(zip(sources, formatter(sources, cache)))
     result: dict[str, bytes] = {}
     for path, (template_name, text) in rendered.items():
         if path.endswith(".py"):
@@ -375,26 +385,25 @@ def _finish(
 
 def render_one_document(
     path: Path,
+    document: ir.Document,
     package: PackageInfo,
     version: str | None = None,
     *,
     templates: Path = TEMPLATES_DIR,
     cache_dir: Path | None = None,
-    format: bool = False,
 ) -> Rendering:
-    """The package of the OpenAPI document at ``path`` (its files relative to the package's own
-    folder). What the generator does not support is left out and listed in the warnings.
+    """The package of ``document``, read (leniently) from the file at ``path``: its files
+    relative to the package's own folder. What the generator does not support is left out and
+    listed in the warnings.
 
-    The templates lay Python out as black does, so black is run only with ``format``: a whole
-    public document is a large package, and black would take most of the time."""
-    from .parser import parse_file
-
-    document = parse_file(path, lenient=True)
+    The templates lay Python out as black does, so black formats only the statements that came
+    out longer than the line length: a whole public document is a large package, and black over
+    all of it would take most of the time."""
     revision = Revision(document.version or "unversioned", None, path, "")
     revision.__dict__["document"] = document  # the cached_property, filled
     chosen = version or _pep440(document.version)
     files = render_document(load_templates(templates, cache_dir), revision, package, chosen)
-    rendering = _finish({"": files}, cache_dir, format=format)
+    rendering = _finish({"": files}, cache_dir, black_everything=False)
     return Rendering(
         {k.removeprefix("/"): v for k, v in rendering.files.items()}, rendering.warnings
     )

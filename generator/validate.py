@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+from openapi_spec_validator.validation.validators import SpecValidator
 
 from .errors import SpecError
 from .loader import load_yaml
@@ -50,6 +51,16 @@ def validate_file(path: Path) -> list[Problem]:
     return validate_document(raw, source)
 
 
+def file_problems(path: Path) -> list[Problem]:
+    """What openapi-spec-validator finds wrong with the document at ``path`` (see
+    :func:`schema_problems`); a document that cannot be read is one problem."""
+    try:
+        raw = load_yaml(path)
+    except SpecError as exc:
+        return [Problem(str(path), exc.pointer, exc.message)]
+    return schema_problems(raw, str(path))
+
+
 def validate_document(raw: Any, source: str) -> list[Problem]:
     problems: list[Problem] = []
     try:
@@ -67,7 +78,7 @@ def schema_problems(raw: Any, source: str, *, quiet: bool = False) -> list[Probl
     if not isinstance(raw, dict):
         return [Problem(source, "", "the document must be an object")]
     version = str(raw.get("openapi", ""))
-    validator = OpenAPIV31SpecValidator if version.startswith("3.1") else OpenAPIV30SpecValidator
+    validator = _V31 if version.startswith("3.1") else _V30
     problems: list[Problem] = []
     try:
         for error in validator(raw).iter_errors():
@@ -76,6 +87,45 @@ def schema_problems(raw: Any, source: str, *, quiet: bool = False) -> list[Probl
         if not quiet:
             problems.append(Problem(source, "", f"{type(exc).__name__}: {_shorten(str(exc))}"))
     return problems
+
+
+class _SeenIds(list[int]):
+    """A list whose membership test is a set's: the validator's schema validator keeps the ids
+    of the schemas it has checked in lists and asks each new schema whether it is in them, which
+    makes a document of thousands of schemas take minutes; it only appends and asks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._members: set[int] = set()
+
+    def append(self, value: int) -> None:
+        self._members.add(value)
+        super().append(value)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._members
+
+
+def _linear(validator: type[SpecValidator]) -> type[SpecValidator]:
+    """``validator`` with its schema validator keeping the ids it has seen in :class:`_SeenIds`:
+    the same checks, in time linear in the document."""
+    schema_validator = validator.keyword_validators["schema"]
+
+    class SchemaValidator(schema_validator):  # type: ignore[valid-type,misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.visited_schema_ids = _SeenIds()
+            self.meta_checked_schema_ids = _SeenIds()
+
+    return type(
+        validator.__name__,
+        (validator,),
+        {"keyword_validators": {**validator.keyword_validators, "schema": SchemaValidator}},
+    )
+
+
+_V30 = _linear(OpenAPIV30SpecValidator)
+_V31 = _linear(OpenAPIV31SpecValidator)
 
 
 def _pointer(path: list[Any]) -> str:

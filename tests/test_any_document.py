@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS, SHARED
 from loopback import LoopbackServer, Reply
+from pycode import assert_tidy
 
 from generator.build import build_packages
 from generator.examples import sample
@@ -75,6 +76,10 @@ def test_the_document_s_own_faults_are_warnings_and_the_package_says_so(corpus_p
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert readme.startswith("# together-apis 2.0.0\n")
     assert "## Left out" not in readme  # nothing of the corpus is left out
+
+
+def test_the_package_is_laid_out_as_black_does_and_uses_what_it_imports(corpus_package):
+    assert_tidy(corpus_package[0])
 
 
 def test_it_installs_imports_and_passes_mypy_strict(corpus_package, tmp_path, venv):

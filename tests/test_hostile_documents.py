@@ -10,6 +10,7 @@ import sys
 import httpx
 import pytest
 from specdocs import PATH, document, obj
+from pycode import assert_tidy
 from test_any_document import load_package
 
 from generator.cli import main
@@ -37,6 +38,7 @@ def generate(tmp_path, raw: dict, name: str) -> tuple[int, str]:
 def package(tmp_path, raw: dict, name: str):
     status = generate(tmp_path, raw, name)[0]
     assert status == 0
+    assert_tidy(tmp_path / "out")
     return load_package(tmp_path / "out", name, f"hostile_{name}")
 
 

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from conftest import ROOT
+from pycode import unused_imports
 
 from generator import render, tree
 from generator.cli import main
@@ -24,6 +25,11 @@ def test_generated_tree_is_byte_identical_to_a_fresh_render(rendered):
     on_disk = tree.read_tree(ROOT / "generated")
     differences = list(tree.tree_differences(rendered, on_disk, label="generated"))
     assert not differences, "generated/ is stale; run `nox -s generate`:\n" + "".join(differences)
+
+
+def test_generated_modules_use_what_they_import():
+    for module in sorted((ROOT / "generated").rglob("*.py")):
+        assert not unused_imports(module.read_text(encoding="utf-8")), module
 
 
 def test_generated_holds_a_package_for_every_revision_of_the_index():

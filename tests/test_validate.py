@@ -120,3 +120,38 @@ def test_index_errors_name_the_entry(tmp_path, text, message):
     with pytest.raises(RevisionError) as caught:
         load_index(write_index(tmp_path, text))
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("version", ["3.0.3", "3.1.0"])
+def test_the_validator_reports_what_openapi_spec_validator_reports(version):
+    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+
+    from generator.validate import schema_problems
+
+    schema = {"$ref": "#/components/schemas/A"}
+    raw = {
+        "openapi": version,
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/a/{id}": {
+                "get": {
+                    "parameters": [{"name": "other", "in": "path", "required": True}],
+                    "responses": {"200": {"description": "ok"}},
+                },
+                "post": {
+                    "requestBody": {"content": {"application/json": {"schema": schema}}},
+                    "responses": {"200": {"description": "ok"}},
+                },
+            }
+        },
+        "components": {
+            "schemas": {
+                "A": {"type": "object", "properties": {"b": schema, "c": {"type": "nothing"}}},
+                "B": {"type": "string", "default": 3, "minLength": -1},
+            }
+        },
+    }
+    plain = OpenAPIV31SpecValidator if version.startswith("3.1") else OpenAPIV30SpecValidator
+    expected = [error.message for error in plain(raw).iter_errors()]
+    assert expected  # the document has faults for both to find
+    assert [p.message for p in schema_problems(raw, "doc.yaml")] == expected

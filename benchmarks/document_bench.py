@@ -1,0 +1,152 @@
+"""``generate --spec`` on one document: the public corpus against the peers, and synthetic
+documents of growing size, for the scaling of time and memory. Every run is a fresh process with
+an empty cache (the worst case: black and the compiled templates start cold), timed by the wall
+clock and by CPU time (the process and its workers), with the peak of the resident memory of
+the whole process tree (the generator, its validator and formatting workers and the smoke
+import), sampled from ``/proc`` every 20 ms."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from generator_bench import CORPUS, _peer_commands
+from synthetic import synthetic_spec
+from timing import Failed, Sample, _children_cpu, ratio, rounds, times
+
+SIZES = (1000, 2500, 5000, 10000, 20000)
+PEER_SIZES = (1000,)  # openapi-python-client takes about 40 s at 5,000 schemas: left out beyond
+
+
+def _tree_rss(root: int) -> int:
+    """The resident memory of ``root`` and its descendants, in bytes (0 where it is gone)."""
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) * 1024
+        todo += [int(child) for child in children]
+    return total
+
+
+def run_measured(command: Sequence[str], timeout: float, env: dict[str, str]) -> Sample:
+    """Run ``command``: wall and CPU time as :func:`timing.run_commands`, and ``peak_rss``."""
+    wall, cpu = time.perf_counter(), _children_cpu()
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+    )
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            peak[0] = max(peak[0], _tree_rss(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        _, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise Failed(f"timed out after {timeout:.0f} s") from None
+    finally:
+        done.set()
+        sampler.join()
+    if process.returncode != 0:
+        lines = stderr.strip().splitlines() or ["no output"]
+        raise Failed(f"exit {process.returncode}: {lines[-1][:200]}")
+    return {
+        "wall": time.perf_counter() - wall,
+        "cpu": _children_cpu() - cpu,
+        "peak_rss": float(peak[0]),
+    }
+
+
+def _ours(spec: Path, out: Path) -> Callable[[], Sample]:
+    def run() -> Sample:
+        cache = Path(tempfile.mkdtemp(dir=out, prefix="cache-"))
+        target = Path(tempfile.mkdtemp(dir=out, prefix="ours-")) / "package"
+        command = [sys.executable, "-m", "generator", "generate", "--spec", str(spec)]
+        env = {**os.environ, "TOGETHER_RL_CODEGEN_CACHE": str(cache)}
+        return run_measured([*command, "--out", str(target)], 900, env)
+
+    return run
+
+
+def _peer(name: str, spec: Path, out: Path) -> Callable[[], Sample]:
+    return lambda: run_measured(_peer_commands(spec, out)[name], 900, dict(os.environ))
+
+
+def _memory(result: dict[str, Any], name: str) -> float | None:
+    samples = result["samples"].get(name) or []
+    return max((s["peak_rss"] for s in samples), default=None)
+
+
+def corpus(repeat: int) -> dict[str, Any]:
+    if not CORPUS.is_file():
+        return {"skipped": f"{CORPUS} not found"}
+    peers = ("openapi-python-client", "datamodel-code-generator")
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        contenders = {"ours": _ours(CORPUS, out)}
+        contenders.update({name: _peer(name, CORPUS, out) for name in peers})
+        result = rounds(contenders, repeat)
+    return {
+        "rounds": repeat,
+        "times": {name: times(result, name) for name in contenders},
+        "peak_rss": {name: _memory(result, name) for name in contenders},
+        "ratios": {name: ratio(result, "ours", name) for name in peers},
+    }
+
+
+def scaling(repeat: int, sizes: Sequence[int]) -> dict[str, Any]:
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        for size in sizes:
+            spec = out / f"synthetic-{size}.json"
+            spec.write_text(json.dumps(synthetic_spec(size)))
+            contenders = {"ours": _ours(spec, out)}
+            if size in PEER_SIZES:
+                contenders["openapi-python-client"] = _peer("openapi-python-client", spec, out)
+            result = rounds(contenders, repeat if size <= 5000 else max(2, repeat // 2))
+            rows.append(
+                {
+                    "schemas": size,
+                    "times": {name: times(result, name) for name in contenders},
+                    "peak_rss": {name: _memory(result, name) for name in contenders},
+                    "ratio": (
+                        ratio(result, "ours", "openapi-python-client")
+                        if size in PEER_SIZES
+                        else None
+                    ),
+                }
+            )
+            print(f"  generate --spec, {size} schemas", flush=True)
+    return {"rows": rows}
+
+
+def run(repeat: int = 5, quick: bool = False) -> dict[str, Any]:
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    started = time.perf_counter()
+    result = {
+        "corpus": corpus(2 if quick else repeat),
+        "scaling": scaling(2 if quick else repeat, (500, 1000) if quick else SIZES),
+    }
+    result["seconds"] = time.perf_counter() - started
+    return result

@@ -1,0 +1,140 @@
+"""``models.py`` in several modules, for documents with many schemas.
+
+A document of thousands of schemas would make one ``models.py`` of tens of megabytes: Python
+needs gigabytes to compile a module that size, and every import of the package would pay it at
+once. Beyond :data:`CLASSES_PER_MODULE` classes, the classes go into modules
+``_models_001.py``, ``_models_002.py``, ... and ``models.py`` re-exports them, so code that
+imports from ``models`` is the same either way.
+
+A module imports the classes it names from the modules before it, never after: classes that
+name each other (directly, or round a longer cycle) stay in one module, and the groups of such
+classes are laid out dependencies first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .pymodel import PyAlias, PyEnum, PyModel, PyModule
+
+CLASSES_PER_MODULE = 1000
+"""The most enums, models and aliases ``models.py`` holds itself; more are split into modules
+of about this many (more where one group of classes that name each other is larger)."""
+
+_Definition = PyEnum | PyModel | PyAlias
+
+
+@dataclass(frozen=True)
+class PyModelsPart:
+    """One module of a split ``models.py``: what it defines, and what it imports from the
+    modules before it."""
+
+    number: str
+    """The module's number, as its name holds it (``001``)."""
+    module: PyModule
+    """The enums, models and aliases it defines (``module.parts`` is empty)."""
+    imports: tuple[tuple[str, tuple[str, ...]], ...]
+    """``(module name, classes)`` for each earlier module it names classes of, in order."""
+
+    @property
+    def name(self) -> str:
+        """The module's name in the package (``_models_001``)."""
+        return f"_models_{self.number}"
+
+
+def split_models(module: PyModule, size: int | None = None) -> tuple[PyModelsPart, ...]:
+    """The modules ``models.py`` is split into; none where it holds at most ``size`` classes
+    (default :data:`CLASSES_PER_MODULE`)."""
+    size = CLASSES_PER_MODULE if size is None else size
+    definitions: list[_Definition] = [*module.models, *module.aliases, *module.enums]
+    if len(definitions) <= size:
+        return ()
+    by_name = {d.name: d for d in definitions}
+    groups = _groups(by_name, {d.name: _names(d) for d in definitions})
+    chunks: list[list[str]] = [[]]
+    for group in groups:
+        if chunks[-1] and len(chunks[-1]) + len(group) > size:
+            chunks.append([])
+        chunks[-1].extend(group)
+    home = {name: index for index, chunk in enumerate(chunks) for name in chunk}
+    width = max(3, len(str(len(chunks))))
+    numbers = [f"{index + 1:0{width}d}" for index in range(len(chunks))]
+    parts = []
+    for index, chunk in enumerate(chunks):
+        members = set(chunk)
+        needed: dict[int, set[str]] = {}
+        for name in chunk:
+            for other in _names(by_name[name]):
+                if other not in members:
+                    needed.setdefault(home[other], set()).add(other)
+        parts.append(
+            PyModelsPart(
+                number=numbers[index],
+                module=PyModule(
+                    enums=tuple(e for e in module.enums if e.name in members),
+                    models=tuple(m for m in module.models if m.name in members),
+                    aliases=tuple(a for a in module.aliases if a.name in members),
+                ),
+                imports=tuple(
+                    (f"_models_{numbers[i]}", tuple(sorted(needed[i]))) for i in sorted(needed)
+                ),
+            )
+        )
+    return tuple(parts)
+
+
+def _names(definition: _Definition) -> frozenset[str]:
+    """The enums and models a definition names (in its fields' types, or as an alias)."""
+    if isinstance(definition, PyModel):
+        return frozenset().union(*(f.type.classes for f in definition.fields))
+    if isinstance(definition, PyAlias):
+        return definition.type.classes
+    return frozenset()
+
+
+def _groups(
+    definitions: Mapping[str, _Definition], edges: Mapping[str, Iterable[str]]
+) -> list[list[str]]:
+    """The strongly connected components of the graph of names, each after every component it
+    reaches (Tarjan's algorithm, without recursion: a chain of schemas may be long). Roots are
+    taken in the order of ``definitions``, and neighbours in sorted order, so the result is
+    deterministic."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in definitions:
+        if root in index:
+            continue
+        work: list[tuple[str, list[str]]] = [(root, sorted(edges[root], reverse=True))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, todo = work[-1]
+            if todo:
+                nxt = todo.pop()
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, sorted(edges[nxt], reverse=True)))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                groups.append(sorted(group))
+    return groups
