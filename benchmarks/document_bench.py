@@ -1,9 +1,9 @@
 """``generate --spec`` on one document: the public corpus against the peers, and synthetic
 documents of growing size, for the scaling of time and memory. Every run is a fresh process with
 an empty cache (the worst case: black and the compiled templates start cold), timed by the wall
-clock and by CPU time (the process and its workers), with the peak of the resident memory of
-the whole process tree (the generator, its validator and formatting workers and the smoke
-import), sampled from ``/proc`` every 20 ms."""
+clock and by CPU time (the process and its workers), with the peak memory of the whole process
+tree (the generator, its validator and formatting workers and the smoke import: the sum of their
+proportional set sizes), sampled from ``/proc`` every 20 ms."""
 
 from __future__ import annotations
 
@@ -26,25 +26,38 @@ SIZES = (1000, 2500, 5000, 10000, 20000)
 PEER_SIZES = (1000,)  # openapi-python-client takes about 40 s at 5,000 schemas: left out beyond
 
 
-def _tree_rss(root: int) -> int:
-    """The resident memory of ``root`` and its descendants, in bytes (0 where it is gone)."""
+def _tree_memory(root: int) -> int:
+    """The memory of ``root`` and its descendants, in bytes (0 where it is gone): the sum of
+    their proportional set sizes, which share a page that several processes map (a forked
+    worker's, say) among them rather than count it in each; the resident set where the kernel
+    does not give the proportional one."""
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
         try:
-            status = Path(f"/proc/{pid}/status").read_text()
             children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            total += _memory_of(pid)
         except OSError:
             continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1]) * 1024
         todo += [int(child) for child in children]
     return total
 
 
+def _memory_of(pid: int) -> int:
+    for name, field in (("smaps_rollup", "Pss:"), ("status", "VmRSS:")):
+        try:
+            text = Path(f"/proc/{pid}/{name}").read_text()
+        except FileNotFoundError:
+            continue
+        for line in text.splitlines():
+            if line.startswith(field):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
 def run_measured(command: Sequence[str], timeout: float, env: dict[str, str]) -> Sample:
-    """Run ``command``: wall and CPU time as :func:`timing.run_commands`, and ``peak_rss``."""
+    """Run ``command``: wall and CPU time as :func:`timing.run_commands`, and ``peak_rss``, the
+    peak of :func:`_tree_memory`."""
     wall, cpu = time.perf_counter(), _children_cpu()
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
@@ -54,7 +67,7 @@ def run_measured(command: Sequence[str], timeout: float, env: dict[str, str]) ->
 
     def sample() -> None:
         while not done.wait(0.02):
-            peak[0] = max(peak[0], _tree_rss(process.pid))
+            peak[0] = max(peak[0], _tree_memory(process.pid))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()

@@ -321,8 +321,10 @@ def _document(d: dict[str, Any], summary: list[str]) -> list[str]:
         "## One document (`generate --spec`)",
         "",
         "A fresh process per run with an empty cache (the worst case), every package written and",
-        "smoke-imported; memory is the peak of the resident memory of the whole process tree",
-        "(the generator, its validator and black workers, the smoke import), sampled every 20 ms.",
+        "smoke-imported; memory is the peak of the memory of the whole process tree (the",
+        "generator, its validator and black workers, the smoke import: the sum of their",
+        "proportional set sizes, so that pages a forked worker shares are counted once), sampled",
+        "every 20 ms.",
         "",
     ]
     c = d["corpus"]

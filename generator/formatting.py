@@ -35,6 +35,7 @@ CACHE_ENV = "TOGETHER_RL_CODEGEN_CACHE"
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _MAX_ENTRIES = 20_000  # beyond this the file is rewritten with the entries of the current run
+_WORTH_A_PROCESS = 200_000  # characters: less is formatted faster than a worker process starts
 
 
 @functools.cache
@@ -198,9 +199,17 @@ _STATEMENT = re.compile(r"(\n\n+)(?=\S)")
 
 
 def _too_long(text: str) -> bool:
-    """Whether a line is longer than black allows; counted in UTF-8 bytes, never fewer than the
-    columns black counts (a wide character is two columns, and three bytes)."""
-    return any(len(line.encode()) > LINE_LENGTH for line in text.split("\n"))
+    """Whether a line is longer than black allows, in columns as black counts them (a wide
+    character is two)."""
+    for line in text.split("\n"):
+        if len(line) > LINE_LENGTH:
+            return True
+        if not line.isascii() and len(line) * 2 > LINE_LENGTH:
+            from black.strings import str_width
+
+            if str_width(line) > LINE_LENGTH:
+                return True
+    return False
 
 
 def _in_place(statement: str, formatted: str) -> str:
@@ -213,7 +222,7 @@ def _format_all(sources: Sequence[str]) -> list[tuple[bool, str]]:
     import black  # noqa: F401  (imported before forking, so that every worker has it)
 
     workers = min(os.cpu_count() or 1, len(sources))
-    if workers < 2:
+    if workers < 2 or sum(map(len, sources)) < _WORTH_A_PROCESS:
         return [_format(source) for source in sources]
     import concurrent.futures
     import multiprocessing

@@ -1,4 +1,5 @@
-"""The format cache of ``generate`` saves black's work without ever changing the output."""
+"""Formatting: the format cache of ``generate`` saves black's work without ever changing the output,
+and ``generate --spec`` gives black only the statements the templates could not fit."""
 
 from __future__ import annotations
 
@@ -48,3 +49,26 @@ def test_generate_with_a_cold_and_a_warm_cache_writes_what_check_expects(tmp_pat
         assert tree.read_tree(out) == expected
     assert list((tmp_path / "cache").glob("black-clean-*.txt"))
     assert list((tmp_path / "cache").glob("jinja-*/*"))
+
+
+def test_black_formats_only_the_statements_longer_than_the_line():
+    trusted = "x = [1,2]\n"  # black would space it; short, so taken as laid out
+    long = "y = call(" + ", ".join(f"argument_{i}" for i in range(12)) + ")\n"
+    ((ok, text),) = formatting.format_long_lines([f"{trusted}\n\n{long}"])
+    assert ok
+    assert text.startswith(trusted + "\n\n") and text.endswith("\n")
+    assert text[len(trusted) + 2 :] == formatting.format_sources([long])[0][1]
+
+
+def test_wide_characters_count_two_columns_as_for_black():
+    wide = 'z = f(a, "' + "漢" * 45 + '", b)\n'  # 58 characters, 103 columns
+    narrow = "# " + "├" * 98 + "\n"  # 100 columns of box drawing, 300 bytes
+    ((_, text),) = formatting.format_long_lines([f"{narrow}\n\n{wide}"])
+    assert text.startswith(narrow) and 'z = f(\n    a,\n    "' in text
+
+
+def test_a_statement_black_cannot_read_alone_gets_the_whole_text_formatted():
+    # a blank line inside a string splits it where black cannot read the pieces alone
+    source = 'x = """a\n\nb""" + call(' + ", ".join(["argument"] * 12) + ")\n"
+    ((ok, text),) = formatting.format_long_lines([source])
+    assert ok and text == formatting.format_sources([source])[0][1]

@@ -207,7 +207,8 @@ class OperationFailedError(APIError):
         self.code: str | None = details.get("code")
         self.message: str | None = details.get("message")
         super().__init__(
-            f"operation {operation.id} failed: {self.code or 'no code'}: {self.message or 'no message'}"
+            f"operation {operation.id} failed: {self.code or 'no code'}: "
+            f"{self.message or 'no message'}"
         )
 
 
