@@ -148,6 +148,21 @@ class Ref(SchemaBase):
 Schema: TypeAlias = Primitive | Enum | Object | Map | Array | Union | AnyValue | Ref
 
 
+def children(schema: Schema) -> tuple[Schema, ...]:
+    """The schemas directly inside ``schema`` (a :class:`Ref`'s target is not inside it)."""
+    if isinstance(schema, Object):
+        extra = schema.additional_properties
+        inner = () if isinstance(extra, bool) or extra is None else (extra,)
+        return (*(p.schema for p in schema.properties), *inner)
+    if isinstance(schema, Array):
+        return (schema.items,)
+    if isinstance(schema, Map):
+        return (schema.values,)
+    if isinstance(schema, Union):
+        return schema.variants
+    return ()
+
+
 @dataclass(frozen=True, kw_only=True)
 class Parameter:
     """A path, query, header or cookie parameter of an operation."""

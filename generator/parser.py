@@ -738,16 +738,7 @@ def _refs(schema: ir.Schema) -> Iterator[str]:
         current = todo.pop()
         if isinstance(current, ir.Ref):
             yield current.name
-        elif isinstance(current, ir.Object):
-            todo.extend(p.schema for p in current.properties)
-            if not isinstance(current.additional_properties, (bool, type(None))):
-                todo.append(current.additional_properties)
-        elif isinstance(current, ir.Array):
-            todo.append(current.items)
-        elif isinstance(current, ir.Map):
-            todo.append(current.values)
-        elif isinstance(current, ir.Union):
-            todo.extend(current.variants)
+        todo.extend(ir.children(current))
 
 
 def _operation_refs(op: ir.Operation) -> Iterator[str]:

@@ -683,18 +683,7 @@ def _response_schemas(doc: ir.Document) -> frozenset[str]:
                 continue
             found.add(schema.name)
             todo.append(doc.schemas[schema.name])
-        elif isinstance(schema, ir.Object):
-            todo.extend(p.schema for p in schema.properties)
-            if isinstance(
-                schema.additional_properties, (ir.Ref, ir.Object, ir.Array, ir.Map, ir.Union)
-            ):
-                todo.append(schema.additional_properties)
-        elif isinstance(schema, ir.Array):
-            todo.append(schema.items)
-        elif isinstance(schema, ir.Map):
-            todo.append(schema.values)
-        elif isinstance(schema, ir.Union):
-            todo.extend(schema.variants)
+        todo.extend(ir.children(schema))
     return frozenset(found)
 
 
