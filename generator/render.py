@@ -399,8 +399,7 @@ def render_one_document(
     The templates lay Python out as black does, so black formats only the statements that came
     out longer than the line length: a whole public document is a large package, and black over
     all of it would take most of the time."""
-    revision = Revision(document.version or "unversioned", None, path, "")
-    revision.__dict__["document"] = document  # the cached_property, filled
+    revision = Revision.of_document(document, path)
     chosen = version or _pep440(document.version)
     files = render_document(load_templates(templates, cache_dir), revision, package, chosen)
     rendering = _finish({"": files}, cache_dir, black_everything=False)

@@ -35,6 +35,14 @@ class Revision:
         """The parsed document (parsed once, on first use)."""
         return parse_file(self.file)
 
+    @classmethod
+    def of_document(cls, document: ir.Document, file: Path) -> Revision:
+        """A revision of a document parsed already, outside ``spec/`` (``generate --spec``'s):
+        no date, the document's version as its id."""
+        revision = cls(document.version or "unversioned", None, file, "")
+        revision.__dict__["document"] = document  # what the cached property holds once parsed
+        return revision
+
     @property
     def label(self) -> str:
         """``"f26a23fab8e0, 2026-08-08"``, or the id alone where the date is unknown."""
