@@ -356,7 +356,9 @@ def _generate(args: argparse.Namespace) -> int:
     index = load_index(args.spec_dir)
     recover(out.resolve())
     check_output_folder(out.resolve())  # before the work, not only before the writing
-    rendering = render_all(index, args.revisions, cache_dir=default_cache_dir())
+    rendering = render_all(
+        index, args.revisions, cache_dir=default_cache_dir(), black_everything=False
+    )
     for warning in rendering.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     written = sorted({path.split("/")[0] for path in rendering.files})

@@ -1,14 +1,15 @@
 """Formatting rendered Python with the pinned black: its output is part of the snapshots.
 
-Black is the authority on format, but the templates already emit black-clean code, so running
-black over the same texts on every ``generate`` changes nothing and costs most of the run. A
-:class:`FormatCache` remembers, by content hash, the texts that black left unchanged: a text found
-there is black's output already and is used as it is, without importing black. The cache is keyed
-by black's version and the mode's options (a new black or a new mode starts a new cache file), it
-lives outside the project (the user's cache folder, see :func:`default_cache_dir`), and deleting it
-only makes the next run format everything again. A text that black would change is never
-cached: black formats it every time. ``check`` and the snapshot tests format without a cache, so
-that black itself still judges every text.
+Black is the authority on format: ``check``, the snapshot tests and ``nox -s lint`` run it over
+every text. The templates already lay Python out as black does, so ``generate`` gives black only
+the top-level statements that came out longer than the line length, where black is needed (see
+:func:`format_long_lines`): black over every text would change nothing and cost most of the run.
+A :class:`FormatCache` remembers, by content hash, the texts that black left unchanged: a text
+found there is black's output already and is used as it is, without importing black. The cache
+is keyed by black's version and the mode's options (a new black or a new mode starts a new cache
+file), it lives outside the project (the user's cache folder, see :func:`default_cache_dir`), and
+deleting it only makes the next run format everything again. A text that black would change is
+never cached: black formats it every time.
 """
 
 from __future__ import annotations

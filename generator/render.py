@@ -4,9 +4,9 @@
 operation where its name holds ``{operation}``, or once per module of a split ``models.py`` where
 it holds ``{part}``) to the path without the suffix; any other file is runtime code that is the
 same in every package, copied as it is. ``templates/include/`` holds what templates include, and
-is not a file of the package. Rendered Python is formatted
-with the pinned black. Output is a pure function of ``spec/`` and ``templates/``: no timestamps,
-no absolute paths, stable ordering.
+is not a file of the package. Rendered Python is black's layout (the pinned black formats it, or
+the statements the templates could not fit; see :mod:`generator.formatting`). Output is a pure
+function of ``spec/`` and ``templates/``: no timestamps, no absolute paths, stable ordering.
 """
 
 from __future__ import annotations
@@ -330,13 +330,17 @@ def render_all(
     *,
     templates: Path = TEMPLATES_DIR,
     cache_dir: Path | None = None,
+    black_everything: bool = True,
 ) -> Rendering:
     """Every package's files (or those of ``revision_ids``).
 
     Rendered Python files are formatted by the pinned black once all templates rendered: each
-    distinct text once (several are the same in every package), in parallel processes. With
-    ``cache_dir`` (what ``generate`` passes), templates are compiled once and kept there, and
-    texts that black already left unchanged are not formatted again (see
+    distinct text once (several are the same in every package), in parallel processes; without
+    ``black_everything`` (what ``generate`` does), only the statements the templates could not
+    fit in the line length (see :func:`~generator.formatting.format_long_lines`): the templates
+    lay out the rest as black does, which ``check`` and the snapshot tests, formatting all, hold
+    them to. With ``cache_dir`` (what ``generate`` passes), templates are compiled once and kept
+    there, and texts that black already left unchanged are not formatted again (see
     :class:`~generator.formatting.FormatCache`); the output is the same either way.
     """
     folder = load_templates(templates, cache_dir)
@@ -349,7 +353,7 @@ def render_all(
     for position, revision in enumerate(index):
         if revision.id in wanted:
             packages[revision.id] = render_package(folder, versions[: position + 1], roles)
-    return _finish(packages, cache_dir)
+    return _finish(packages, cache_dir, black_everything=black_everything)
 
 
 def _finish(

@@ -47,8 +47,18 @@ def test_generate_with_a_cold_and_a_warm_cache_writes_what_check_expects(tmp_pat
         args = ["--spec-dir", str(ROOT / "spec"), "generate", "--out", str(out)]
         assert main([*args, "--readme", str(tmp_path / "no-readme.md")]) == 0
         assert tree.read_tree(out) == expected
-    assert list((tmp_path / "cache").glob("black-clean-*.txt"))
     assert list((tmp_path / "cache").glob("jinja-*/*"))
+
+
+def test_a_long_statement_black_leaves_as_it_is_is_not_formatted_again(tmp_path, monkeypatch):
+    long = 'message = "' + "x" * 120 + '"\n'  # black cannot shorten a string
+    assert formatting.format_long_lines([long], formatting.FormatCache(tmp_path)) == [(True, long)]
+
+    def no_black(sources):
+        raise AssertionError("black ran again")
+
+    monkeypatch.setattr(formatting, "_format_all", no_black)
+    assert formatting.format_long_lines([long], formatting.FormatCache(tmp_path)) == [(True, long)]
 
 
 def test_black_formats_only_the_statements_longer_than_the_line():
