@@ -169,29 +169,37 @@ def format_long_lines(
     thousands of schemas that is a few statements, where black over everything would take
     minutes. A statement is a block of lines from one that starts at the margin after a blank
     line to the next such; where black cannot read one alone (the split fell inside a string),
-    it formats the whole text.
+    it formats the whole text. With a ``cache``, a whole text it knows needs nothing is taken
+    as it is, and texts found to need nothing are remembered.
     """
-    pieces = [_STATEMENT.split(source) for source in sources]
+    known = [cache is not None and cache.is_clean(source) for source in sources]
+    pieces = [[] if clean else _STATEMENT.split(s) for s, clean in zip(sources, known)]
     todo = sorted({piece for split in pieces for piece in split[::2] if _too_long(piece)}, key=len)
     formatted = dict(zip(todo, format_sources(todo, cache)))
     results: list[tuple[bool, str] | None] = []
     whole: list[int] = []
     for i, split in enumerate(pieces):
-        if any(not formatted[p][0] for p in split[::2] if p in formatted):
+        if known[i]:
+            results.append((True, sources[i]))
+        elif any(not formatted[p][0] for p in split[::2] if p in formatted):
             whole.append(i)
             results.append(None)
-            continue
-        results.append(
-            (
-                True,
-                "".join(
-                    _in_place(p, formatted[p][1]) if n % 2 == 0 and p in formatted else p
-                    for n, p in enumerate(split)
-                ),
+        else:
+            text = "".join(
+                _in_place(p, formatted[p][1]) if n % 2 == 0 and p in formatted else p
+                for n, p in enumerate(split)
             )
-        )
+            results.append((True, text))
     for i, result in zip(whole, format_sources([sources[i] for i in whole], cache)):
         results[i] = result
+    if cache is not None:
+        # a whole text that needs nothing is known as such next time, without splitting it
+        unchanged = [
+            s
+            for s, result in zip(sources, results)
+            if result == (True, s) and not cache.is_clean(s)
+        ]
+        cache.add_clean(unchanged, used=sources)
     return [r for r in results if r is not None]
 
 

@@ -421,13 +421,14 @@ class Client(_BaseClient):
     """A client of the Together RL API, revision ebd4756a41e4.
 
     ``api_key`` defaults to ``TOGETHER_API_KEY``; ``base_url`` to ``TOGETHER_BASE_URL``, else
-    https://api.together.ai/v1. ``timeout`` (seconds, or an ``httpx.Timeout``) applies to each request;
-    ``max_retries`` bounds the retries of one call (see the module's retry rule); ``headers`` are
-    sent with every request. Pass ``transport`` to serve requests another way (a test double, a
-    local session), or ``http_client`` to bring a configured ``httpx.Client``, which the client
-    then does not close. ``server_revision`` names the API revision of the server, where it is
-    not this package's: the client then logs a warning for each request with fields that server
-    would ignore or reject. Use it as a context manager, or call :meth:`close`.
+    https://api.together.ai/v1. ``timeout`` (seconds, or an ``httpx.Timeout``) applies to each
+    request; ``max_retries`` bounds the retries of one call (see the module's retry rule);
+    ``headers`` are sent with every request. Pass ``transport`` to serve requests another way
+    (a test double, a local session), or ``http_client`` to bring a configured
+    ``httpx.Client``, which the client then does not close. ``server_revision`` names the API
+    revision of the server, where it is not this package's: the client then logs a warning for
+    each request with fields that server would ignore or reject. Use it as a context manager,
+    or call :meth:`close`.
     """
 
     def __init__(
@@ -616,6 +617,8 @@ class Client(_BaseClient):
         has not finished after ``timeout`` seconds.
         """
         deadline = time.monotonic() + timeout
+        completed = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
+        failed = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED
         if isinstance(operation_or_id, RLOptimStepOperation):
             operation: RLOptimStepOperation | None = operation_or_id
             operation_id = operation_or_id.id
@@ -623,12 +626,9 @@ class Client(_BaseClient):
             operation, operation_id = None, operation_or_id
         while True:
             if operation is not None:
-                if (
-                    operation.status
-                    == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
-                ):
+                if operation.status == completed:
                     return operation
-                if operation.status == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED:
+                if operation.status == failed:
                     raise OperationFailedError(operation)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -846,6 +846,8 @@ class AsyncClient(_BaseClient):
         has not finished after ``timeout`` seconds.
         """
         deadline = time.monotonic() + timeout
+        completed = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
+        failed = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED
         if isinstance(operation_or_id, RLOptimStepOperation):
             operation: RLOptimStepOperation | None = operation_or_id
             operation_id = operation_or_id.id
@@ -853,12 +855,9 @@ class AsyncClient(_BaseClient):
             operation, operation_id = None, operation_or_id
         while True:
             if operation is not None:
-                if (
-                    operation.status
-                    == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
-                ):
+                if operation.status == completed:
                     return operation
-                if operation.status == RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED:
+                if operation.status == failed:
                     raise OperationFailedError(operation)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
