@@ -112,3 +112,15 @@ def test_readme_revision_table_matches_the_generated_packages(index):
     }
     assert dict(rows) == packages
     assert [revision for revision, _ in rows] == [r.id for r in index]
+
+
+def test_the_generator_has_what_the_packages_it_imports_need():
+    """``generate`` imports every package it renders before writing it, so a package's own
+    dependencies (not its extras) are the generator's too: ``nox -s generate`` installs only
+    the generator."""
+    import tomllib
+
+    ours = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    for project in sorted((ROOT / "generated").glob("*/pyproject.toml")):
+        needed = tomllib.loads(project.read_text())["project"]["dependencies"]
+        assert set(needed) <= set(ours), project
