@@ -107,16 +107,17 @@ class FormatCache:
         return self.digest(source) in self._known
 
     def add_clean(self, sources: Sequence[str], used: Sequence[str] = ()) -> None:
-        """Remember ``sources`` as black-clean. ``used`` are the other texts of this run: when
-        the file grew too long it is rewritten with these and ``sources`` only."""
-        new = [self.digest(s) for s in sources]
+        """Remember ``sources`` as black-clean (those not known already). ``used`` are the other
+        texts of this run: when the file grew too long it is rewritten with ``sources`` and
+        those of ``used`` it knows to be clean, no others."""
+        new = [d for d in dict.fromkeys(map(self.digest, sources)) if d not in self._known]
         if not new:
             return
         self._known.update(new)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if self._lines + len(new) > _MAX_ENTRIES:
-                keep = sorted({*new, *(self.digest(s) for s in used)})
+                keep = sorted({*new, *(d for d in map(self.digest, used) if d in self._known)})
                 scratch = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
                 scratch.write_text("".join(f"{d}\n" for d in keep), encoding="ascii")
                 os.replace(scratch, self.path)
@@ -196,8 +197,8 @@ def format_long_lines(
         # a whole text that needs nothing is known as such next time, without splitting it
         unchanged = [
             s
-            for s, result in zip(sources, results)
-            if result == (True, s) and not cache.is_clean(s)
+            for s, clean, result in zip(sources, known, results)
+            if not clean and result == (True, s)
         ]
         cache.add_clean(unchanged, used=sources)
     return [r for r in results if r is not None]

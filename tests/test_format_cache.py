@@ -82,3 +82,13 @@ def test_a_statement_black_cannot_read_alone_gets_the_whole_text_formatted():
     source = 'x = """a\n\nb""" + call(' + ", ".join(["argument"] * 12) + ")\n"
     ((ok, text),) = formatting.format_long_lines([source])
     assert ok and text == formatting.format_sources([source])[0][1]
+
+
+def test_a_rewritten_cache_keeps_only_clean_texts(tmp_path, monkeypatch):
+    monkeypatch.setattr(formatting, "_MAX_ENTRIES", 1)
+    cache = formatting.FormatCache(tmp_path)
+    # the cache file outgrows its limit: rewritten from this run's texts, the clean ones only
+    assert formatting.format_sources([CLEAN, UNFORMATTED], cache) == [(True, CLEAN)] * 2
+    again = formatting.FormatCache(tmp_path)
+    assert again.is_clean(CLEAN) and not again.is_clean(UNFORMATTED)
+    assert again.path.read_text().count("\n") == 1
