@@ -26,6 +26,7 @@ from .revisions import RevisionIndex, append_revision, check_new_revision, load_
 
 if TYPE_CHECKING:
     from .render import PackageInfo
+    from .validate import Problem
 
 DEFAULT_SPEC_DIR = Path("spec")
 DEFAULT_OUT = Path("generated")
@@ -417,10 +418,21 @@ def _generate_document(args: argparse.Namespace) -> int:
 
             write_tree(rendering.files, args.out, package=package.import_name, verify=verify)
         finally:
-            for problem in problems.result():
-                print(f"warning: {problem}", file=sys.stderr)
+            _report_problems(problems)
     print(f"rendered {len(rendering.files)} files of {args.spec} into {args.out}")
     return 0
+
+
+def _report_problems(problems: concurrent.futures.Future[list[Problem]]) -> None:
+    """Print the validator's findings as warnings; a worker that died is a warning too (its
+    findings never stop a generation)."""
+    try:
+        found = problems.result()
+    except Exception as exc:  # the worker was killed (out of memory, a signal)
+        print(f"warning: openapi-spec-validator did not finish: {exc!r}", file=sys.stderr)
+        return
+    for problem in found:
+        print(f"warning: {problem}", file=sys.stderr)
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:

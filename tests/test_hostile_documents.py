@@ -4,6 +4,7 @@ error that names the document and the JSON pointer, never a traceback or a broke
 from __future__ import annotations
 
 import copy
+import os
 import json
 import sys
 
@@ -250,3 +251,16 @@ def test_an_output_folder_with_other_files_is_refused(tmp_path, capsys):
         status == 1 and "neither empty nor a package the generator wrote" in capsys.readouterr().err
     )
     assert (tmp_path / "out" / "mine.txt").read_text() == "keep me"
+
+
+def _killed(path):
+    os._exit(3)  # as the validator's worker dies when the system kills it
+
+
+def test_a_validator_worker_that_dies_is_a_warning_not_a_failure(tmp_path, capsys, monkeypatch):
+    from generator import validate
+
+    monkeypatch.setattr(validate, "file_problems", _killed)
+    assert generate(tmp_path, document(), "survivor")[0] == 0
+    assert "openapi-spec-validator did not finish" in capsys.readouterr().err
+    assert (tmp_path / "out" / "survivor" / "models.py").is_file()
