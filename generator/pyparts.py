@@ -40,7 +40,11 @@ class PyModelsPart:
     @property
     def name(self) -> str:
         """The module's name in the package (``_models_001``)."""
-        return f"_models_{self.number}"
+        return _module_name(self.number)
+
+
+def _module_name(number: str) -> str:
+    return f"_models_{number}"
 
 
 def split_models(module: PyModule, size: int | None = None) -> tuple[PyModelsPart, ...]:
@@ -50,10 +54,9 @@ def split_models(module: PyModule, size: int | None = None) -> tuple[PyModelsPar
     definitions: list[_Definition] = [*module.models, *module.aliases, *module.enums]
     if len(definitions) <= size:
         return ()
-    by_name = {d.name: d for d in definitions}
-    groups = _groups(by_name, {d.name: _names(d) for d in definitions})
+    edges = {d.name: _names(d) for d in definitions}
     chunks: list[list[str]] = [[]]
-    for group in groups:
+    for group in _groups(edges):
         if chunks[-1] and len(chunks[-1]) + len(group) > size:
             chunks.append([])
         chunks[-1].extend(group)
@@ -65,7 +68,7 @@ def split_models(module: PyModule, size: int | None = None) -> tuple[PyModelsPar
         members = set(chunk)
         needed: dict[int, set[str]] = {}
         for name in chunk:
-            for other in _names(by_name[name]):
+            for other in edges[name]:
                 if other not in members:
                     needed.setdefault(home[other], set()).add(other)
         parts.append(
@@ -77,7 +80,7 @@ def split_models(module: PyModule, size: int | None = None) -> tuple[PyModelsPar
                     aliases=tuple(a for a in module.aliases if a.name in members),
                 ),
                 imports=tuple(
-                    (f"_models_{numbers[i]}", tuple(sorted(needed[i]))) for i in sorted(needed)
+                    (_module_name(numbers[i]), tuple(sorted(needed[i]))) for i in sorted(needed)
                 ),
             )
         )
@@ -93,19 +96,17 @@ def _names(definition: _Definition) -> frozenset[str]:
     return frozenset()
 
 
-def _groups(
-    definitions: Mapping[str, _Definition], edges: Mapping[str, Iterable[str]]
-) -> list[list[str]]:
+def _groups(edges: Mapping[str, Iterable[str]]) -> list[list[str]]:
     """The strongly connected components of the graph of names, each after every component it
     reaches (Tarjan's algorithm, without recursion: a chain of schemas may be long). Roots are
-    taken in the order of ``definitions``, and neighbours in sorted order, so the result is
+    taken in the order of ``edges``, and neighbours in sorted order, so the result is
     deterministic."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
     groups: list[list[str]] = []
-    for root in definitions:
+    for root in edges:
         if root in index:
             continue
         work: list[tuple[str, list[str]]] = [(root, sorted(edges[root], reverse=True))]
