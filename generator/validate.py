@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,22 +44,22 @@ class Problem:
 
 def validate_file(path: Path) -> list[Problem]:
     """Every problem found in the document at ``path``; empty when it is valid."""
-    source = str(path)
-    try:
-        raw = load_yaml(path)
-    except SpecError as exc:
-        return [Problem(source, exc.pointer, exc.message)]
-    return validate_document(raw, source)
+    return _read_then(path, validate_document)
 
 
 def file_problems(path: Path) -> list[Problem]:
     """What openapi-spec-validator finds wrong with the document at ``path`` (see
     :func:`schema_problems`); a document that cannot be read is one problem."""
+    return _read_then(path, schema_problems)
+
+
+def _read_then(path: Path, check: Callable[[Any, str], list[Problem]]) -> list[Problem]:
+    """``check`` of the document at ``path``, or the one problem that it cannot be read."""
     try:
         raw = load_yaml(path)
     except SpecError as exc:
         return [Problem(str(path), exc.pointer, exc.message)]
-    return schema_problems(raw, str(path))
+    return check(raw, str(path))
 
 
 def validate_document(raw: Any, source: str) -> list[Problem]:
