@@ -725,9 +725,15 @@ class _Parser:
         )
 
 
+def media_essence(media_type: str) -> str:
+    """A media type without its parameters, in lower case: ``application/json; charset=utf-8``
+    is ``application/json``."""
+    return media_type.split(";")[0].strip().lower()
+
+
 def is_json(media_type: str) -> bool:
     """``application/json``, or a JSON-based type such as ``application/problem+json``."""
-    essence = media_type.split(";")[0].strip().lower()
+    essence = media_essence(media_type)
     return essence == "application/json" or essence.endswith("+json")
 
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from . import ir
 from .errors import SpecError, UnsupportedConstructError
-from .parser import is_json
+from .parser import is_json, media_essence
 from .pymodel import (
     FORM,
     MULTIPART,
@@ -470,10 +470,6 @@ def _parameter_type(doc: ir.Document, module: PyModule, schema: ir.Schema, point
 EVENT_STREAM = "text/event-stream"
 
 
-def _essence(media_type: str) -> str:
-    return media_type.split(";")[0].strip().lower()
-
-
 def _success(op: ir.Operation) -> ir.Response | None:
     return next((r for r in op.responses if r.status.startswith("2")), None)
 
@@ -481,7 +477,9 @@ def _success(op: ir.Operation) -> ir.Response | None:
 def _streams(op: ir.Operation) -> bool:
     """Whether the success response can be a stream of server-sent events."""
     success = _success(op)
-    return success is not None and any(_essence(t) == EVENT_STREAM for t in success.content_types)
+    return success is not None and any(
+        media_essence(t) == EVENT_STREAM for t in success.content_types
+    )
 
 
 def _success_kind(op: ir.Operation) -> Literal["json", "bytes", "text", "events", "none"]:
@@ -490,7 +488,7 @@ def _success_kind(op: ir.Operation) -> Literal["json", "bytes", "text", "events"
         return "none"
     if success.content_type and is_json(success.content_type) and success.schema is not None:
         return "json"
-    first = _essence(success.content_types[0])
+    first = media_essence(success.content_types[0])
     if first == EVENT_STREAM:
         return "events"
     return "text" if first.startswith("text/") else "bytes"
@@ -556,7 +554,7 @@ def _body(
     body = op.request_body
     if body is None:
         return None, ()
-    essence = _essence(body.content_type)
+    essence = media_essence(body.content_type)
     form: Literal["json", "form", "multipart", "bytes"] = (
         "form" if essence == FORM else "multipart" if essence == MULTIPART else "json"
     )

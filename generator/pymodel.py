@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from . import ir
 from .errors import SpecError, UnsupportedConstructError
-from .parser import is_json
+from .parser import is_json, media_essence
 from .pointer import join
 from .revisions import Revision
 
@@ -664,7 +664,7 @@ def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
 
 def _structured(media_type: str) -> bool:
     """Whether a request body of this type is built from a schema's fields (JSON or a form)."""
-    essence = media_type.split(";")[0].strip().lower()
+    essence = media_essence(media_type)
     return is_json(essence) or essence in (FORM, MULTIPART)
 
 
