@@ -47,6 +47,19 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", *session.posargs)
 
 
+@nox.session(name="next-revision")
+def next_revision(session: nox.Session) -> None:
+    """Copy the project, append a made-up but realistic next revision of the API to the copy
+    (tests/nextrevision.py: a required header, a new field in an existing group, a new terminal
+    status, a changed default and description), generate, and run the whole test suite there
+    (pytest arguments after ``--``)."""
+    session.install(TORCH)
+    session.install("-e", ".[test]")
+    session.run(
+        "python", "tests/nextrevision.py", "--into", session.create_tmp(), "--", *session.posargs
+    )
+
+
 @nox.session
 def lint(session: nox.Session) -> None:
     """black --check on the generator, the runtime files and the generated code; mypy --strict on

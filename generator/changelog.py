@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from . import ir
 from .diff import Change, Level, diff_documents
+from .english import count
 from .revisions import Revision, RevisionIndex
 
 
@@ -23,6 +24,18 @@ class RevisionChanges:
         """``"3 warning, 11 info"``: counts by level, most severe first."""
         counts = Counter(change.level for change in self.changes)
         return ", ".join(f"{counts[level]} {level.value}" for level in Level if counts[level])
+
+    @property
+    def counted(self) -> str:
+        """``"3 warnings, 11 info"``: the summary in plain English (the API's history, which
+        :attr:`summary` reproduces, writes ``3 warning``)."""
+        counts = Counter(change.level for change in self.changes)
+        nouns = {Level.ERROR: "error", Level.WARNING: "warning"}
+        return ", ".join(
+            count(counts[level], nouns[level]) if level in nouns else f"{counts[level]} info"
+            for level in Level
+            if counts[level]
+        )
 
     @property
     def heading(self) -> str:

@@ -22,7 +22,7 @@ from .errors import GeneratorError
 from .ir import Document
 from .loader import load_yaml
 from .parser import parse_file
-from .revisions import RevisionIndex, append_revision, check_new_revision, load_index
+from .revisions import load_index
 
 if TYPE_CHECKING:
     from .render import PackageInfo
@@ -96,12 +96,36 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("document", type=Path, help="the published OpenAPI document (YAML or JSON)")
     add.add_argument("--id", required=True, dest="revision_id", help="the API's revision key")
     add.add_argument(
-        "--date", type=_iso_date, help="the revision's date, YYYY-MM-DD (default: unknown)"
+        "--date",
+        type=_revision_date,
+        required=True,
+        help="the revision's date, YYYY-MM-DD, or `unknown` for a revision whose date is not "
+        "known (a dated revision may not come before the newest dated one)",
     )
     add.add_argument(
         "--note", help="where the document's content comes from (default: the document's name)"
     )
     add.set_defaults(run=_add_revision)
+
+    remove = commands.add_parser(
+        "remove-revision",
+        help="take back the newest revision, while it is not released",
+        description="Delete the newest revision's document and its entry in spec/revisions.yaml, "
+        "its package in generated/, and its rows in the README's table and COMPATIBILITY.md. "
+        "Refused for any other revision, and for a revision recorded as released in "
+        "spec/releases.yaml.",
+    )
+    remove.add_argument("revision_id", metavar="ID", help="the newest revision's id")
+    remove.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help="the generated packages (default: generated)"
+    )
+    remove.add_argument(
+        "--readme",
+        type=Path,
+        default=Path("README.md"),
+        help="README whose revision table to update",
+    )
+    remove.set_defaults(run=_remove_revision)
 
     generate = commands.add_parser(
         "generate",
@@ -230,7 +254,9 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _text(changes: list[Change]) -> str:
-    return "".join(f"{c.level.value:<7} {c.check}  {c.operation}  {c.message}\n" for c in changes)
+    from .stream import text_lines
+
+    return text_lines(changes)
 
 
 def _markdown(changes: list[Change]) -> str:
@@ -261,59 +287,29 @@ def _changelog(args: argparse.Namespace) -> int:
     return 0
 
 
-def _iso_date(text: str) -> datetime.date:
+def _revision_date(text: str) -> datetime.date | None:
+    if text == "unknown":
+        return None
     try:
         return datetime.date.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a date (YYYY-MM-DD, or `unknown`)"
+        ) from None
 
 
 def _add_revision(args: argparse.Namespace) -> int:
-    from .fieldroles import load_field_roles, resolve
-    from .loader import dump_yaml, parse_yaml
-    from .upstream import extract, load_operations
-    from .validate import validate_document
+    from .stream import add_revision
 
-    index = load_index(args.spec_dir)
-    check_new_revision(index, args.revision_id, args.date)
-    previous = index[-1]
-    result = extract(
-        load_yaml(args.document),
-        load_operations(args.spec_dir),
-        revision_id=args.revision_id,
-        previous=load_yaml(previous.file),
-        source=str(args.document),
-    )
-    for note in result.notes:
-        print(f"normalised {note}")
-    target = args.spec_dir / f"{args.revision_id}.yaml"
-    header = f"# Revision {args.revision_id} of the API, from {args.document.name}.\n"
-    text = header + dump_yaml(result.document)
-    problems = validate_document(parse_yaml(text, str(target)), str(target))
-    if problems:
-        for problem in problems:
-            print(problem)
-        raise GeneratorError(
-            f"the document of revision {args.revision_id} is not valid; spec/ is unchanged"
-        )
-    note = (
-        args.note or f"From {args.document.name}, normalised by `python -m generator add-revision`."
-    )
-    append_revision(index, args.revision_id, args.date, note, text)
-    print(
-        f"wrote {target} and appended revision {args.revision_id} to {args.spec_dir}/revisions.yaml"
-    )
-    new = load_index(args.spec_dir).get(args.revision_id)
-    changes = diff_documents(previous.document, new.document, descriptions=True)
-    print(f"\nchanges from {previous.id} to {args.revision_id} (descriptions included):")
-    print(_text(changes) or "none\n", end="")
-    roles = load_field_roles(args.spec_dir)
-    for field in resolve(new.document, roles).unassigned:
-        print(
-            f"warning: {new.file}#{field.pointer}: the request field `{field.path}` has no role "
-            f"in the local reference ({field.reason})",
-            file=sys.stderr,
-        )
+    add_revision(args.spec_dir, args.document, args.revision_id, args.date, args.note)
+    return 0
+
+
+def _remove_revision(args: argparse.Namespace) -> int:
+    from .stream import remove_revision
+
+    readme = args.readme if args.readme.is_file() else None
+    remove_revision(args.spec_dir, args.revision_id, args.out, readme)
     return 0
 
 
@@ -322,29 +318,15 @@ def _compat(args: argparse.Namespace) -> int:
     from .fieldroles import load_field_roles
 
     index = load_index(args.spec_dir)
-    pairs = compat.matrix(list(index), load_field_roles(args.spec_dir))
     if args.format == "json":
-        print(compat.as_json(pairs), end="")
+        print(compat.as_json(compat.matrix(list(index), load_field_roles(args.spec_dir))), end="")
     else:
-        print(compat.as_markdown(list(index), pairs, title=COMPATIBILITY_TITLE), end="")
+        print(compat.compatibility_text(list(index), load_field_roles(args.spec_dir)), end="")
     return 0
 
 
-COMPATIBILITY_FILE = "COMPATIBILITY.md"
-COMPATIBILITY_TITLE = "Which clients work with which servers"
-
-
-def _compatibility(index: RevisionIndex) -> str:
-    """The text of COMPATIBILITY.md: the matrix of every pair of revisions."""
-    from . import compat
-    from .fieldroles import load_field_roles
-
-    pairs = compat.matrix(list(index), load_field_roles(index.spec_dir))
-    return compat.as_markdown(list(index), pairs, title=COMPATIBILITY_TITLE)
-
-
 def _generate(args: argparse.Namespace) -> int:
-    from . import readme
+    from . import compat, readme
     from .formatting import default_cache_dir
     from .render import REVISION_PACKAGE, render_all
     from .smoke import import_packages
@@ -362,6 +344,8 @@ def _generate(args: argparse.Namespace) -> int:
     )
     for warning in rendering.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    for note in rendering.notes:
+        print(f"note: {note}", file=sys.stderr)
     written = sorted({path.split("/")[0] for path in rendering.files})
 
     def verify(staging: Path) -> None:
@@ -371,11 +355,8 @@ def _generate(args: argparse.Namespace) -> int:
     if args.readme.is_file():
         if readme.update(args.readme, package_versions(index)):
             print(f"updated the revision table in {args.readme}")
-        matrix = args.readme.parent / COMPATIBILITY_FILE
-        text = _compatibility(index)
-        if not matrix.is_file() or matrix.read_text(encoding="utf-8") != text:
-            matrix.write_text(text, encoding="utf-8")
-            print(f"updated {matrix}")
+        if compat.write_compatibility(index, args.readme.parent):
+            print(f"updated {args.readme.parent / compat.COMPATIBILITY_FILE}")
     count = len(args.revisions) if args.revisions else len(index)
     print(f"rendered {len(rendering.files)} files of {count} revisions into {out}")
     return 0
@@ -456,7 +437,8 @@ def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from . import readme
+    from . import compat, readme
+    from .fieldroles import load_field_roles
     from .render import render_all
     from .versions import package_versions
     from .tree import read_tree, tree_differences
@@ -472,11 +454,10 @@ def _check(args: argparse.Namespace) -> int:
         differences += tree_differences(
             {args.readme.name: wanted.encode()}, {args.readme.name: text.encode()}, label="."
         )
-        matrix = args.readme.parent / COMPATIBILITY_FILE
+        matrix = args.readme.parent / compat.COMPATIBILITY_FILE
         have = {matrix.name: matrix.read_bytes()} if matrix.is_file() else {}
-        differences += tree_differences(
-            {matrix.name: _compatibility(index).encode()}, have, label="."
-        )
+        wanted_matrix = compat.compatibility_text(list(index), load_field_roles(index.spec_dir))
+        differences += tree_differences({matrix.name: wanted_matrix.encode()}, have, label=".")
     for difference in differences:
         print(difference, end="" if difference.endswith("\n") else "\n")
     if differences:

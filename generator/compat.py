@@ -13,7 +13,13 @@ and every response value B can answer with gets an outcome:
 - ``kept-raw``: B answers with a value A does not know (an enum value or a field), which A's
   tolerant models keep as received;
 - ``missing``: B's answers lack a field A's schema requires (A lists it in the model's
-  ``problems``).
+  ``problems``);
+- ``default-differs``: a setting that a request leaves out takes another default on B than on A
+  (one of the documents declares a default for its field, or they declare different ones): the
+  same request trains differently.
+
+Every request field A sends is judged, whether or not A's own reference gives it a role (one it
+does not, B may still apply, reject or drop), and every header A declares.
 
 Request fields are judged per session kind (an Adam or a Muon session), since the reference gives
 fields roles by kind. A request B refuses whatever it holds (a field B requires and A never
@@ -22,18 +28,41 @@ sends) is ``blocked``: every request of the pair is rejected.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from . import ir
-from .fieldroles import FieldRoles, NoEffect, Refused, Rule, Sets, resolve
-from .revisions import Revision
+from .fieldroles import (
+    NOT_IMPLEMENTED,
+    SESSION_DEFAULTS,
+    Default,
+    FieldRoles,
+    Group,
+    NoEffect,
+    ReferenceRules,
+    Refused,
+    Rule,
+    Session,
+    Sets,
+    load_field_roles,
+    resolve,
+)
+from .revisions import Revision, RevisionIndex
 
-Outcome = Literal["works", "rejected", "ignored", "kept-raw", "missing"]
-OUTCOMES: tuple[Outcome, ...] = ("rejected", "ignored", "kept-raw", "missing", "works")
+Outcome = Literal["works", "rejected", "ignored", "default-differs", "kept-raw", "missing"]
+OUTCOMES: tuple[Outcome, ...] = (
+    "rejected",
+    "ignored",
+    "default-differs",
+    "kept-raw",
+    "missing",
+    "works",
+)
 _SESSION_NAMES = {"adam": "an Adam", "muon": "a Muon"}
 BLOCKED = "(request)"
 """The key under which :func:`not_applied` says that every request is rejected."""
@@ -43,9 +72,10 @@ BLOCKED = "(request)"
 class Entry:
     """One field's fate in a pair."""
 
-    kind: Literal["body", "header", "response"]
+    kind: Literal["body", "default", "header", "response"]
     path: str
-    """The JSON path in the request body, the header's name, or ``METHOD /path: json.path``."""
+    """The JSON path in the request body (for a default, of the field whose default it is), the
+    header's name, or ``METHOD /path: json.path``."""
     session: Literal["adam", "muon", "any"]
     outcome: Outcome
     detail: str
@@ -53,6 +83,8 @@ class Entry:
     """For a body field: the settings the server sets with it (``adam.beta1``)."""
     intended: tuple[str, ...] = ()
     """For a body field: the settings the client means it to set."""
+    values: tuple[float, float] | None = None
+    """For a default: the value the client's revision means, and the server's."""
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
@@ -66,6 +98,8 @@ class Entry:
             result["settings"] = list(self.settings)
         if self.intended:
             result["intended"] = list(self.intended)
+        if self.values is not None:
+            result["client_default"], result["server_default"] = self.values
         return result
 
 
@@ -128,12 +162,12 @@ def pair(client: Revision, server: Revision, roles: FieldRoles) -> Pair:
     )
     entries: list[Entry] = []
     for session, rules in a_rules.sessions:
-        mine = dict(rules)
         theirs = dict(dict(b_rules.sessions)[session])
-        for path, rule in mine.items():
-            if not isinstance(rule, (Sets, NoEffect)):
-                continue  # a group, or a field this revision's own reference refuses
+        for path, rule in rules:
+            if isinstance(rule, Refused) and rule.problem != NOT_IMPLEMENTED:
+                continue  # not for this kind of session, in the client's own revision
             entries.append(_body_entry(path, rule, session, theirs, a_body, b_body))
+        entries += _defaults(session, a_rules, b_rules)
     entries += _headers(a_rules.operation, b.operation(a_rules.operation.key))
     entries += _responses(a, b)
     return Pair(client, server, blocked, tuple(_merge_sessions(entries)))
@@ -167,7 +201,7 @@ def _ancestors(path: str) -> Iterator[str]:
 
 def _body_entry(
     path: str,
-    rule: Sets | NoEffect,
+    rule: Rule,
     session: Literal["adam", "muon"],
     theirs: dict[str, Rule],
     a_body: dict[str, ir.Property],
@@ -189,6 +223,14 @@ def _body_entry(
         return entry("ignored", "the server does not know the field and drops it")
     if isinstance(found, Refused):
         return entry("rejected", found.problem)
+    if isinstance(found, Group) or isinstance(rule, Group):
+        if isinstance(found, Group) and isinstance(rule, Group):
+            return entry("works", "a group of settings in both revisions")
+        return entry("rejected", "the server reads it as another kind of field")
+    if isinstance(rule, Refused):  # a field the client's own reference does not implement
+        if isinstance(found, Sets):
+            return entry("works", f"sets {', '.join(found.settings)}", found.settings)
+        return entry("ignored", "accepted with no effect")
     unknown = _unknown_values(a_body[path].schema, b_body[path].schema, a_body, b_body)
     if isinstance(found, NoEffect):
         if isinstance(rule, NoEffect):
@@ -206,6 +248,44 @@ def _body_entry(
             found.settings,
         )
     return entry("works", f"sets {', '.join(found.settings)}" + unknown, found.settings)
+
+
+def _defaults(session: Session, a: ReferenceRules, b: ReferenceRules) -> list[Entry]:
+    """The settings whose default, for a request that leaves them out, differs between the
+    revisions in one kind of session."""
+    mine = {d.setting: d for d in a.declared(session)}
+    theirs = {d.setting: d for d in b.declared(session)}
+    entries = []
+    for setting in sorted(set(mine) | set(theirs)):
+        ours, other = mine.get(setting), theirs.get(setting)
+        a_value = ours.value if ours else SESSION_DEFAULTS[setting]
+        b_value = other.value if other else SESSION_DEFAULTS[setting]
+        if a_value == b_value:
+            continue
+        path = (ours or other).path  # type: ignore[union-attr]
+        detail = (
+            f"left out, {setting} is {a_value!r} to this client ({_source(ours)}) and "
+            f"{b_value!r} to the server ({_source(other)}): the same request trains differently"
+        )
+        entries.append(
+            Entry(
+                "default",
+                path,
+                session,
+                "default-differs",
+                detail,
+                (setting,),
+                (setting,),
+                (a_value, b_value),
+            )
+        )
+    return entries
+
+
+def _source(default: Default | None) -> str:
+    if default is None:
+        return "the session default"
+    return f"its document's default for `{default.path}`"
 
 
 def _unknown_values(
@@ -292,11 +372,9 @@ def _merge_sessions(entries: list[Entry]) -> list[Entry]:
     by_key: dict[tuple[str, str, str, str], int] = {}
     for entry in entries:
         key = (entry.kind, entry.path, entry.outcome, entry.detail)
-        if entry.kind == "body" and key in by_key:
+        if entry.kind in ("body", "default") and key in by_key:
             index = by_key[key]
-            merged[index] = Entry(
-                entry.kind, entry.path, "any", entry.outcome, entry.detail, entry.settings
-            )
+            merged[index] = dataclasses.replace(merged[index], session="any")
             continue
         by_key[key] = len(merged)
         merged.append(entry)
@@ -322,8 +400,12 @@ def as_markdown(revisions: Sequence[Revision], pairs: Sequence[Pair], *, title: 
         "pair's client against the reference server. Outcomes: *works*; *rejected* (the "
         "server refuses the request); *ignored* (the server accepts the request and drops "
         "the field or gives it no effect: the run goes on with other hyperparameters); "
+        "*default-differs* (a request that leaves the field out gets another default on the "
+        "server than the client's revision declares: the same request trains differently); "
         "*kept-raw* (an answer holds a value the client does not know, kept as received); "
         "*missing* (an answer lacks a field the client requires, listed in `problems`). "
+        "Every request field and header the client sends is judged, whether or not the "
+        "client's own reference gives it a role. "
         "Request fields are judged in an Adam and in a Muon session; a field noted with one "
         "kind fares as it says only there."
     )
@@ -374,3 +456,22 @@ def not_applied(p: Pair) -> dict[str, str]:
             text = f"{e.outcome}{session}: {e.detail}"
             result[e.path] = f"{result[e.path]}; {text}" if e.path in result else text
     return result
+
+
+COMPATIBILITY_FILE = "COMPATIBILITY.md"
+COMPATIBILITY_TITLE = "Which clients work with which servers"
+
+
+def compatibility_text(revisions: Sequence[Revision], roles: FieldRoles) -> str:
+    """The text of COMPATIBILITY.md: the matrix of every pair of revisions."""
+    return as_markdown(revisions, matrix(revisions, roles), title=COMPATIBILITY_TITLE)
+
+
+def write_compatibility(index: RevisionIndex, folder: Path) -> bool:
+    """Write ``folder/COMPATIBILITY.md`` for the revisions of ``index``; whether it changed."""
+    path = folder / COMPATIBILITY_FILE
+    text = compatibility_text(list(index), load_field_roles(index.spec_dir))
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.write_text(text, encoding="utf-8")
+    return True

@@ -82,6 +82,8 @@ def operation_page(doc: ir.Document, operation: ir.Operation) -> OperationPage:
 
 def _describe(head: str, required: bool, description: str | None, details: str = "") -> str:
     text = head + (", required" if required else "")
+    if description and details and not description.rstrip().endswith((".", "!", "?", ":")):
+        description = description.rstrip() + "."  # the details are sentences of their own
     about = " ".join(part for part in (description, details) if part)
     return f"{text} — {about}" if about else text
 

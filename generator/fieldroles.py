@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from . import ir
+from .english import article
 from .errors import GeneratorError
 from .loader import load_yaml
 from .pointer import join
@@ -38,6 +39,56 @@ _GROUPS: dict[str, tuple[str, str | None]] = {
 }
 _TOP_LEVEL = frozenset({"step.learning_rate", "step.clip"})
 NO_EFFECT_ROLE = "none"
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a setting takes: from ``low`` (``None``: unbounded) to ``high``, each end
+    included unless it is open."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def problem(self, value: float) -> str | None:
+        """Why ``value`` is outside the range (``"must be >= 0"``), or ``None``."""
+        low_ok = self.low is None or (value > self.low if self.low_open else value >= self.low)
+        high_ok = self.high is None or (value < self.high if self.high_open else value <= self.high)
+        if low_ok and high_ok:
+            return None
+        if self.high is None:
+            return f"must be {'>' if self.low_open else '>='} {self.low:g}"
+        left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+        return f"must be in {left}{self.low:g}, {self.high:g}{right}"
+
+
+SETTING_RANGES: dict[str, Range] = {
+    "learning_rate": Range(0),
+    "beta1": Range(0, 1, high_open=True),
+    "beta2": Range(0, 1, high_open=True),
+    "eps": Range(0, low_open=True),
+    "weight_decay": Range(0),
+    "clip": Range(0),
+    "momentum": Range(0, 1, high_open=True),
+    "newton_schulz_steps": Range(1, 100),
+}
+"""The range of every setting (../shared/reference-semantics.md, "One step", 1.)."""
+
+SESSION_DEFAULTS: dict[str, float] = {
+    "adam.learning_rate": 1e-4,
+    "adam.beta1": 0.9,
+    "adam.beta2": 0.95,
+    "adam.eps": 1e-8,
+    "adam.weight_decay": 0.0,
+    "muon.learning_rate": 0.02,
+    "muon.momentum": 0.95,
+    "muon.newton_schulz_steps": 5,
+    "muon.weight_decay": 0.0,
+    "clip": 1.0,
+}
+"""The session defaults of every setting (../shared/reference-semantics.md, "Session
+defaults"): what a step uses where neither its request nor the revision's document says."""
 
 NOT_IMPLEMENTED = "the local reference does not implement this field yet"
 MUON_IN_ADAM = "Muon overrides in an Adam session"
@@ -112,8 +163,12 @@ def _entry(node: Any, pointer: str, group: str | None, source: str) -> Entry:
             raise fail(f"a group's role is one of {', '.join(_GROUPS)}, got {role!r}")
         parent = _GROUPS[role][1]
         if group != parent:
-            where = f"inside a `{parent}` group" if parent else "at the top level of the body"
-            raise fail(f"a `{role}` group belongs {where}")
+            where = (
+                f"inside {article(parent)} `{parent}` group"
+                if parent
+                else "at the top level of the body"
+            )
+            raise fail(f"{article(role).capitalize()} `{role}` group belongs {where}")
         fields = _entries(node.get("fields"), join(pointer, "fields"), role, source)
         return Entry(role=role, pointer=pointer, fields=fields)
     if not isinstance(node, str):
@@ -128,7 +183,10 @@ def _entry(node: Any, pointer: str, group: str | None, source: str) -> Entry:
     settings = _SETTINGS[_GROUPS[group][0]]
     if node not in settings:
         allowed = ", ".join(sorted(settings | {NO_EFFECT_ROLE}))
-        raise fail(f"a field of a `{group}` group has one of the roles {allowed}, got {node!r}")
+        raise fail(
+            f"a field of {article(group)} `{group}` group has one of the roles {allowed}, "
+            f"got {node!r}"
+        )
     return Entry(role=node, pointer=pointer)
 
 
@@ -185,6 +243,20 @@ class Unassigned:
 
 
 @dataclass(frozen=True)
+class Default:
+    """A default the revision's document declares for a field that sets a setting: what the
+    step uses where the request leaves the field out (in place of the session default)."""
+
+    setting: str
+    """``adam.weight_decay``, ``muon.momentum``, ``clip``, ..."""
+    value: float
+    path: str
+    """The JSON path of the field that declares it."""
+    pointer: str
+    """Where the document declares it."""
+
+
+@dataclass(frozen=True)
 class ReferenceRules:
     """Everything the reference needs to know of one revision's request fields."""
 
@@ -193,6 +265,14 @@ class ReferenceRules:
     sessions: tuple[tuple[Session, tuple[tuple[str, Rule], ...]], ...]
     """For each session kind, every field's JSON path and rule, in the body's order."""
     unassigned: tuple[Unassigned, ...]
+    defaults: tuple[tuple[Session, tuple[Default, ...]], ...] = ()
+    """For each session kind, the defaults the document declares for settings, by setting."""
+    ignored_defaults: tuple[str, ...] = ()
+    """Why declared defaults were not applied, each with its JSON pointer."""
+
+    def declared(self, session: Session) -> tuple[Default, ...]:
+        """The defaults the document declares for settings in a session of this kind."""
+        return dict(self.defaults).get(session, ())
 
     @property
     def imports(self) -> list[str]:
@@ -222,12 +302,81 @@ def resolve(doc: ir.Document, roles: FieldRoles) -> ReferenceRules:
     sessions = tuple(
         (session, tuple(walker.rules(top, roles.fields, "", session, None))) for session in SESSIONS
     )
+    ignored: dict[str, str] = {}
+    defaults = tuple(
+        (session, _declared_defaults(doc, top, dict(rules), ignored)) for session, rules in sessions
+    )
     return ReferenceRules(
         operation=operation,
         body=body.schema,
         sessions=sessions,
         unassigned=tuple(walker.unassigned.values()),
+        defaults=defaults,
+        ignored_defaults=tuple(ignored.values()),
     )
+
+
+def _declared_defaults(
+    doc: ir.Document, top: ir.Object, rules: Mapping[str, Rule], ignored: dict[str, str]
+) -> tuple[Default, ...]:
+    """The settings the document's declared defaults set in one session kind: a group's field
+    wins over a step-level one; two of the same standing that disagree are both dropped (with a
+    reason in ``ignored``), as is a default outside its setting's range."""
+    chosen: dict[str, tuple[Default, bool]] = {}
+    clashes: set[str] = set()
+    for path, rule in rules.items():
+        if not isinstance(rule, Sets):
+            continue
+        prop = _property(doc, top, path)
+        value = _declared(prop.schema, doc)
+        if value is None:
+            continue
+        pointer = prop.schema.pointer
+        for setting in rule.settings:
+            problem = SETTING_RANGES[setting.rpartition(".")[2]].problem(value)
+            if problem:
+                ignored[pointer] = (
+                    f"{pointer}: the declared default {value!r} of `{path}` {problem}; the "
+                    "reference does not apply it"
+                )
+                continue
+            default = Default(setting, value, path, pointer)
+            earlier = chosen.get(setting)
+            if earlier is None or (earlier[1] and not rule.fallback):
+                chosen[setting] = (default, rule.fallback)
+            elif earlier[1] == rule.fallback and earlier[0].value != value:
+                clashes.add(setting)
+                ignored[pointer] = (
+                    f"{pointer}: the declared default {value!r} of `{path}` differs from that "
+                    f"of `{earlier[0].path}` ({earlier[0].value!r}), and both set {setting}; "
+                    "the reference applies neither"
+                )
+    return tuple(d for setting, (d, _) in chosen.items() if setting not in clashes)
+
+
+def _property(doc: ir.Document, top: ir.Object, path: str) -> ir.Property:
+    """The property of the request body at a JSON path the rules name."""
+    obj: ir.Schema = top
+    prop = None
+    for name in path.split("."):
+        assert isinstance(obj, ir.Object)
+        prop = obj.property(name)
+        assert prop is not None
+        obj = doc.resolve(prop.schema)
+    assert prop is not None
+    return prop
+
+
+def _declared(schema: ir.Schema, doc: ir.Document) -> float | None:
+    """The number a field's schema declares as its default (beside a ``$ref``, or on its
+    target), where it declares one."""
+    for node in (schema, doc.resolve(schema)):
+        value = node.default
+        if node.has_default:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return None
+            return value
+    return None
 
 
 class _Walker:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import urllib.parse
 from dataclasses import dataclass
-
 from typing import Literal
 
 from . import ir
@@ -22,6 +21,7 @@ from .pymodel import (
     constraints_of,
     operation_name,
 )
+from .statuses import STATUSES_PATH, Kind, StatusKinds, by_name
 
 IDEMPOTENCY_HEADER = "idempotency-key"
 """The header that makes a POST safe to send again (compared without case)."""
@@ -262,36 +262,65 @@ class PyOperation:
 
 @dataclass(frozen=True)
 class PyWaiter:
-    """``wait_for_<submit>``: polls ``retrieve`` until the operation completes or fails."""
+    """``wait_for_<submit>``: polls ``retrieve`` until the operation's status is terminal."""
 
     method_name: str
     submit: PyOperation
     retrieve: PyOperation
     model: str
     status_enum: str
-    completed: str
-    """Member names of the terminal statuses."""
-    failed: str
+    statuses: tuple[tuple[str, str, Kind | None], ...]
+    """Every member of the status enum: ``(member name, value, kind)``; the kind is ``None``
+    for a value the status data has no entry for (polled on, as in progress)."""
+    statuses_source: str
+    """Where the kinds come from (the data file, or the values' names)."""
     id_parameter: str
     """The retrieve operation's path parameter that takes the operation id."""
+
+    def members(self, kind: Kind | None) -> tuple[str, ...]:
+        """The member names of the status values of one kind."""
+        return tuple(member for member, _, k in self.statuses if k == kind)
+
+    @property
+    def constant(self) -> str:
+        """The client module's table of the statuses' kinds for this waiter."""
+        return f"_{self.submit.method_name.upper()}_STATUSES"
 
     @property
     def id_name(self) -> str:
         """The Python name of the retrieve operation's id parameter."""
         return next(p.name for p in self.retrieve.path_parameters if p.key == self.id_parameter)
 
+    def listed(self, kind: Kind, quote: str = "``") -> str:
+        """The status values of one kind, quoted and joined: ```A``, ``B`` or ``C```."""
+        names = [f"{quote}{value}{quote}" for _, value, k in self.statuses if k == kind]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
     @property
     def doc(self) -> str:
-        status = self.completed.rsplit("_", 1)[0]
+        values = self.listed
+        raises = []
+        if self.members("failed"):
+            raises.append(
+                f"OperationFailedError (with the error's code and message) when it is "
+                f"{values('failed')}"
+            )
+        if self.members("cancelled"):
+            raises.append(f"OperationCancelledError when it is {values('cancelled')}")
+        raises.append(
+            "OperationTimeoutError (a TimeoutError) when it has not finished after ``timeout`` "
+            "seconds"
+        )
+        listed = ", ".join(raises[:-1]) + ", and " + raises[-1] if len(raises) > 1 else raises[0]
         return (
             f"Wait for an operation submitted with ``{self.submit.method_name}`` to finish.\n\n"
             f"Polls it as ``{self.retrieve.method_name}`` does, first after ``interval`` seconds "
             "where an operation is given (at once for an id), the interval doubling up to 5 s. "
             "Nothing runs past the deadline: not a poll, a retry of one, or a wait.\n\n"
-            f"Returns the operation once its status is {status}_COMPLETED. Raises "
-            "OperationFailedError (with the error's code and message) when it is "
-            f"{status}_FAILED, and OperationTimeoutError (a TimeoutError) when it has not "
-            "finished after ``timeout`` seconds."
+            f"Returns the operation once its status is {values('succeeded')}. Raises {listed}. "
+            "A status this package does not know (one a later revision "
+            "of the API added) is polled on, with a warning logged once: if it is terminal, the "
+            "wait ends at its deadline with OperationTimeoutError naming it."
         )
 
 
@@ -368,6 +397,15 @@ class PyClient:
         return any(op.removed_fields for op in self.operations)
 
     @property
+    def waiter_errors(self) -> list[str]:
+        """The errors the waiters raise, sorted."""
+        kinds = {k for w in self.waiters for _, _, k in w.statuses}
+        errors = {"OperationTimeoutError"} if self.waiters else set()
+        errors |= {"OperationFailedError"} if "failed" in kinds else set()
+        errors |= {"OperationCancelledError"} if "cancelled" in kinds else set()
+        return sorted(errors)
+
+    @property
     def waiter_models(self) -> list[str]:
         """The models of the operations the waiters wait for, sorted."""
         return sorted({w.model for w in self.waiters})
@@ -393,7 +431,11 @@ class PyClient:
         return any(op.response.kind == "events" for op in self.operations)
 
 
-def build_client(doc: ir.Document, module: PyModule) -> PyClient:
+def build_client(
+    doc: ir.Document, module: PyModule, statuses: StatusKinds | None = None
+) -> PyClient:
+    """The client of ``doc``'s operations; ``statuses`` says what each status value means to a
+    waiter (``None``: read from the values' names)."""
     operations: list[PyOperation] = []
     names: dict[str, str] = {}
     for source in doc.operations:
@@ -413,7 +455,7 @@ def build_client(doc: ir.Document, module: PyModule) -> PyClient:
         if op.http_method == "GET" and parent:
             gets.setdefault(parent.group(1), []).append(op)
     pairs = ((submit, retrieve) for submit in operations for retrieve in gets.get(submit.path, []))
-    waiters = tuple(w for w in (_waiter(module, a, b) for a, b in pairs) if w)
+    waiters = tuple(w for w in (_waiter(module, a, b, statuses) for a, b in pairs) if w)
     used = frozenset().union(*(op.classes for op in operations))
     used |= {w.status_enum for w in waiters}
     errors = {op.error_model for op in operations if op.error_model}
@@ -613,9 +655,12 @@ def _check_names(op: ir.Operation, method: PyOperation) -> None:
         seen[name] = what
 
 
-def _waiter(module: PyModule, submit: PyOperation, retrieve: PyOperation) -> PyWaiter | None:
-    """A waiter when ``retrieve`` GETs ``submit``'s path plus ``/{id}`` and both return the same
-    model, whose ``status`` enum has ``..._COMPLETED`` and ``..._FAILED`` values."""
+def _waiter(
+    module: PyModule, submit: PyOperation, retrieve: PyOperation, statuses: StatusKinds | None
+) -> PyWaiter | None:
+    """A waiter when ``retrieve`` GETs ``submit``'s path plus ``/{id}``, both return the same
+    model, and its ``status`` enum has a value that means success: in ``statuses``, or read from
+    the values' names where there is no status data (see :func:`~generator.statuses.by_name`)."""
     if (
         submit.http_method != "POST"
         or retrieve.http_method != "GET"
@@ -636,10 +681,10 @@ def _waiter(module: PyModule, submit: PyOperation, retrieve: PyOperation) -> PyW
     ):
         return None
     enum_name = status.type.name
-    members = [m for m, _ in module.enum(enum_name).members]
-    completed = next((m for m in members if m.endswith("_COMPLETED")), None)
-    failed = next((m for m in members if m.endswith("_FAILED")), None)
-    if completed is None or failed is None:
+    members = module.enum(enum_name).members
+    kinds = statuses or by_name(str(value) for _, value in members)
+    classified = tuple((member, str(value), kinds.kind(str(value))) for member, value in members)
+    if not any(kind == "succeeded" for _, _, kind in classified):
         return None
     return PyWaiter(
         method_name=f"wait_for_{submit.method_name}",
@@ -647,7 +692,11 @@ def _waiter(module: PyModule, submit: PyOperation, retrieve: PyOperation) -> PyW
         retrieve=retrieve,
         model=submit.response_model,
         status_enum=enum_name,
-        completed=completed,
-        failed=failed,
+        statuses=classified,
+        statuses_source=(
+            "from the values' names, as the document comes with no status data"
+            if kinds.from_names
+            else f"from the project's status data ({STATUSES_PATH})"
+        ),
         id_parameter=match.group(1),
     )

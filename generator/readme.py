@@ -17,7 +17,7 @@ def revision_table(versions: Sequence[VersionedChanges]) -> str:
     lines = ["| revision | `together-rl` | date | changes (both operations) |", "|---|---|---|---|"]
     for entry in versions:
         date = entry.revision.date.isoformat() if entry.revision.date else "unknown"
-        changes = "first known revision" if entry.first else entry.summary or "none"
+        changes = "first known revision" if entry.first else entry.counted or "none"
         lines.append(f"| `{entry.revision.id}` | {entry.version} | {date} | {changes} |")
     return "\n".join(lines)
 

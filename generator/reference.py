@@ -9,7 +9,7 @@ from typing import Any
 
 from . import ir
 from .errors import SpecError
-from .fieldroles import FieldRoles, ReferenceRules, resolve
+from .fieldroles import SESSION_DEFAULTS, Default, FieldRoles, ReferenceRules, resolve
 from .pymodel import class_name, member_name
 
 
@@ -35,6 +35,34 @@ class ReferenceView:
     known_fields: dict[str, Any]
     """The body's field names as a tree (``None`` leaves), for ignoring unknown fields."""
     routes: Routes
+
+    @property
+    def declared_defaults(self) -> list[Default]:
+        """The defaults the document declares for settings, each field once, in body order."""
+        seen: dict[str, Default] = {}
+        for _, defaults in self.rules.defaults:
+            for d in defaults:
+                seen.setdefault(d.path, d)
+        return sorted(seen.values(), key=lambda d: self._order.index(d.path))
+
+    @property
+    def _order(self) -> list[str]:
+        return [path for _, rules in self.rules.sessions for path, _ in rules]
+
+    @property
+    def session_defaults_text(self) -> str:
+        """The session defaults in words: ``Adam: learning_rate 0.0001, ...; clip 1.0``."""
+        groups = {"adam": "Adam", "muon": "Muon"}
+        parts = []
+        for group, title in groups.items():
+            values = [
+                f"{setting.partition('.')[2]} {value!r}"
+                for setting, value in SESSION_DEFAULTS.items()
+                if setting.startswith(group + ".")
+            ]
+            parts.append(f"{title}: {', '.join(values)}")
+        parts.append(f"clip {SESSION_DEFAULTS['clip']!r}")
+        return "; ".join(parts)
 
     @property
     def required_headers(self) -> tuple[str, ...]:

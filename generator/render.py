@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,14 @@ from . import changelog, compat, ir
 from .docpage import operation_page
 from .errors import GeneratorError, SpecError
 from .examples import sample
-from .fieldroles import FieldRoles, load_field_roles
+from .fieldroles import SESSION_DEFAULTS, FieldRoles, load_field_roles
 from .formatting import FormatCache, format_long_lines, format_sources
 from .pyclient import PyClient, build_client
 from .pymodel import PyModule, build_module, class_name
 from .pyparts import split_models
 from .reference import ReferenceView, reference_view
 from .revisions import Revision, RevisionIndex
+from .statuses import STATUSES_PATH, StatusKinds, load_statuses, unclassified
 from .templating import environment, pyrepr
 from .versions import VersionedChanges, package_versions
 
@@ -170,10 +171,14 @@ class PackageFiles:
     rendered: dict[str, tuple[str, str]]
     static: dict[str, bytes]
     warnings: list[str]
+    notes: list[str] = field(default_factory=list)
 
 
 def render_package(
-    templates: Templates, history: Sequence[VersionedChanges], roles: FieldRoles
+    templates: Templates,
+    history: Sequence[VersionedChanges],
+    roles: FieldRoles,
+    statuses: StatusKinds,
 ) -> PackageFiles:
     """The files of the package of the last revision in ``history``.
 
@@ -185,7 +190,7 @@ def render_package(
     doc = revision.document
     with _located(revision):
         module = build_module(revisions, len(revisions) - 1)
-        client = build_client(doc, module)
+        client = build_client(doc, module, statuses)
     reference = _reference(doc, client, roles)
     servers = [compat.pair(revision, earlier, roles) for earlier in revisions[:-1]]
     warnings = [
@@ -193,7 +198,8 @@ def render_package(
         f"{revision.id} has no role in the local reference ({field.reason}); the reference "
         "answers a request that sets it with FAILED / INVALID_INPUT"
         for field in reference.rules.unassigned
-    ]
+    ] + _unclassified_statuses(revision, client, statuses)
+    warnings += [f"{revision.file}#{reason}" for reason in reference.rules.ignored_defaults]
     context: dict[str, Any] = {
         "package": REVISION_PACKAGE,
         "revision": revision,
@@ -206,7 +212,45 @@ def render_package(
         "example": _example(doc, client),
         "omitted": doc.omitted,
     }
-    return _package_files(templates, doc, revision, module, client, context, history, warnings)
+    files = _package_files(templates, doc, revision, module, client, context, history, warnings)
+    files.notes.extend(_declared_defaults(revision, reference))
+    return files
+
+
+def _declared_defaults(revision: Revision, reference: ReferenceView) -> list[str]:
+    """A line for each default the document declares that differs from the session default."""
+    notes = []
+    seen: set[tuple[str, str]] = set()
+    for _, defaults in reference.rules.defaults:
+        for d in defaults:
+            usual = SESSION_DEFAULTS[d.setting]
+            if d.value == usual or (d.path, d.setting) in seen:
+                continue
+            seen.add((d.path, d.setting))
+            notes.append(
+                f"{revision.file}#{d.pointer}: revision {revision.id} declares the default "
+                f"{d.value!r} for `{d.path}` ({d.setting}, whose session default is {usual!r}); "
+                "its reference applies the declared default"
+            )
+    return notes
+
+
+def _unclassified_statuses(
+    revision: Revision, client: PyClient, statuses: StatusKinds
+) -> list[str]:
+    """A warning for each status value of a waited-for operation that the status data has no
+    entry for, with its JSON pointer."""
+    warnings = []
+    for waiter in client.waiters:
+        operation = revision.document.operation(waiter.submit.key)
+        assert operation is not None
+        for pointer, value in unclassified(revision.document, operation, statuses):
+            warnings.append(
+                f"{revision.file}#{pointer}: the status value `{value}` of revision "
+                f"{revision.id} has no entry in {STATUSES_PATH}; `{waiter.method_name}` polls on "
+                "while an operation has it"
+            )
+    return warnings
 
 
 def render_document(
@@ -322,6 +366,9 @@ class Rendering:
     """Every file, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...)."""
     warnings: tuple[str, ...]
     """What the user should know: fields the local reference does not implement, ..."""
+    notes: tuple[str, ...] = ()
+    """What is worth a line but needs no action: declared defaults that differ from the session
+    defaults, ..."""
 
 
 def render_all(
@@ -345,6 +392,7 @@ def render_all(
     """
     folder = load_templates(templates, cache_dir)
     roles = load_field_roles(index.spec_dir)
+    statuses = load_statuses(index.spec_dir)
     versions = package_versions(index)
     wanted = set(revision_ids) if revision_ids else {r.id for r in index}
     for revision_id in wanted:
@@ -352,7 +400,9 @@ def render_all(
     packages: dict[str, PackageFiles] = {}
     for position, revision in enumerate(index):
         if revision.id in wanted:
-            packages[revision.id] = render_package(folder, versions[: position + 1], roles)
+            packages[revision.id] = render_package(
+                folder, versions[: position + 1], roles, statuses
+            )
     return _finish(packages, cache_dir, black_everything=black_everything)
 
 
@@ -384,7 +434,8 @@ def _finish(
         for path, content in files.static.items():
             result[f"{folder}/{path}"] = content
     warnings = [w for files in packages.values() for w in files.warnings]
-    return Rendering(result, tuple(warnings))
+    notes = [n for files in packages.values() for n in files.notes]
+    return Rendering(result, tuple(warnings), tuple(notes))
 
 
 def render_one_document(

@@ -161,18 +161,19 @@ def append_revision(
     index_path = spec_dir / INDEX_NAME
     text = index_path.read_text(encoding="utf-8")
     new_index = text.rstrip("\n") + "\n" + "".join(f"  {line}\n" for line in entry.splitlines())
-    _write_atomically(path, document)
+    write_atomically(path, document)
     try:
-        _write_atomically(index_path, new_index)
+        write_atomically(index_path, new_index)
         load_index(spec_dir)  # the index still reads, with the new entry last
     except BaseException:
-        _write_atomically(index_path, text)
+        write_atomically(index_path, text)
         path.unlink(missing_ok=True)
         raise
     return path
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` by a rename, so that it is never half written."""
     temporary = path.with_name(f".{path.name}.tmp")
     temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)

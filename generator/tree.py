@@ -158,6 +158,12 @@ def check_output_folder(out: Path, package: str | None = None) -> None:
             f"{out} is neither empty nor a package the generator wrote; generation replaces the "
             "whole folder: choose another --out, or move its files away"
         )
+    if _is_package(out):
+        raise UnsafeOutputError(
+            f"{out} is the folder of one generated package; --out names the folder that holds "
+            f"the packages (such as {out.parent}): to render one revision, pass --revision "
+            f"{out.name}"
+        )
     ignored = ignored_paths(out, entries)
     foreign = [name for name in entries if name not in ignored and not _is_package(out / name)]
     if foreign:
@@ -166,8 +172,8 @@ def check_output_folder(out: Path, package: str | None = None) -> None:
         )
         raise UnsafeOutputError(
             f"{out} holds {shown}, which the generator did not write; generation replaces the "
-            "whole folder, so it only writes into a missing or empty folder or one of generated "
-            "packages: choose another --out, or move those files away"
+            "whole folder, so it only writes into a folder that is missing, empty, or holds "
+            "generated packages alone: choose another --out, or move those files away"
         )
 
 

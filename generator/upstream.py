@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from . import ir
+from .english import listing
 from .errors import GeneratorError, SpecError
 from .loader import load_yaml
 from .parser import coerce_value
@@ -140,8 +141,9 @@ def _kept_paths(paths: Mapping[str, Any], operations: Sequence[str], source: str
     if missing:
         raise SpecError(
             "/paths",
-            f"the document has no operation {', '.join(map(repr, missing))} "
-            f"(the operations this project keeps are listed in spec/{OPERATIONS_FILE})",
+            f"the document lacks {'the operation' if len(missing) == 1 else 'the operations'} "
+            f"{listing([repr(m) for m in missing])} (the operations this project keeps are "
+            f"listed in spec/{OPERATIONS_FILE})",
             source=source,
         )
     return kept

@@ -37,6 +37,8 @@ class Served:
             text=True,
             env=environment,
         )
+        self.revision = revision
+        self.required = _required_headers(revision, root)
         if wait:
             self.ready()
 
@@ -77,14 +79,29 @@ class Served:
         headers: dict[str, str] | None = None,
         connection: http.client.HTTPConnection | None = None,
     ) -> tuple[int, Any]:
-        """One request (on ``connection`` where given, kept open); the status and JSON body."""
+        """One request (on ``connection`` where given, kept open); the status and JSON body. A
+        POST carries the headers the revision requires (a new idempotency key each) unless
+        ``headers`` gives them."""
         own = connection is None
         connection = connection or self.connection()
         data = None if body is None else json.dumps(body).encode()
-        sent = {"Content-Type": "application/json", **(headers or {})}
+        required = self.required() if method == "POST" else {}
+        given = {name.lower() for name in headers or {}}
+        required = {k: v for k, v in required.items() if k.lower() not in given}
+        sent = {"Content-Type": "application/json", **required, **(headers or {})}
         connection.request(method, path, body=data, headers=sent)
         response = connection.getresponse()
         payload = json.loads(response.read() or b"null")
         if own:
             connection.close()
         return response.status, payload
+
+
+def _required_headers(revision: str, root: Path) -> Any:
+    """What makes the headers a POST of the revision requires (none for a package outside the
+    project's index)."""
+    import facts
+
+    if revision in facts.IDS and root == GENERATED:
+        return lambda: facts.required_headers(revision)
+    return dict

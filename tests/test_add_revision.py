@@ -7,11 +7,17 @@ import shutil
 
 import pytest
 import yaml
-from conftest import CORPUS, SPEC_DIR
+from conftest import CORPUS, ROOT, SPEC_DIR
 
+from generator import changelog
 from generator.cli import main
+from generator.english import listing
+from generator.fieldroles import load_field_roles
+from generator.parser import parse_document
 from generator.revisions import load_index
 from generator.tree import read_tree
+from generator.upstream import load_operations
+from nextrevision import at
 
 
 @pytest.fixture
@@ -28,8 +34,10 @@ def next_date(spec) -> str:
 
 
 def add(spec, document, revision_id: str, *extra: str) -> int:
+    """``add-revision``; the date ``unknown`` where ``extra`` gives none."""
+    dated = extra if "--date" in extra else ("--date", "unknown", *extra)
     return main(
-        ["--spec-dir", str(spec), "add-revision", str(document), "--id", revision_id, *extra]
+        ["--spec-dir", str(spec), "add-revision", str(document), "--id", revision_id, *dated]
     )
 
 
@@ -70,7 +78,60 @@ def test_the_published_document_is_cut_to_the_operations_and_normalised(spec, ca
     assert main(["--spec-dir", str(spec), "validate", str(new.file)]) == 0
     # and the diff against the revision before it
     assert f"changes from {index[-2].id} to upstream1 (descriptions included):" in out
-    assert "removed the request property `adam_params`" in out
+
+
+def test_a_document_that_drops_what_an_earlier_revision_added_is_pointed_out(
+    spec, tmp_path, capsys
+):
+    """A document older than the newest revision lacks what later revisions added: the diff
+    reports it as removed, and add-revision says which revision added it."""
+    index = load_index(spec)
+    newest = yaml.safe_load(index[-1].file.read_text())
+    history = changelog.history(index)
+    added = next(
+        (entry.revision, change)
+        for entry in history
+        for change in entry.changes
+        if change.check == "new-optional-request-property"
+        and "/" not in change.path
+        and change.path in body_properties(newest)
+    )
+    revision, change = added
+    body_properties(newest).pop(change.path)
+    older = tmp_path / "older.yaml"
+    older.write_text(yaml.safe_dump(newest, sort_keys=False))
+    assert add(spec, older, "older1") == 0
+    err = capsys.readouterr().err
+    assert (
+        f"warning: {change.operation}: the document removes the request property "
+        f"`{change.path}`, which revision {revision.id}, {revision.date} added "
+        f"({change.message}); is the document older than revision {index[-1].id}?"
+    ) in err
+
+
+def body_properties(raw: dict) -> dict:
+    """The properties of the served operation's request body schema, in a decoded document."""
+    roles = load_field_roles(SPEC_DIR)
+    doc = parse_document(raw, source="doc.yaml")
+    body = doc.operation(roles.operation).request_body.schema
+    return at(raw, doc.resolve(body).pointer)["properties"]
+
+
+def test_the_date_is_required_and_unknown_says_so_on_purpose(spec, capsys):
+    newest = load_index(spec)[-1].file
+    with pytest.raises(SystemExit):
+        main(["--spec-dir", str(spec), "add-revision", str(newest), "--id", "nodate1"])
+    assert "the following arguments are required: --date" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--spec-dir", str(spec), "add-revision", str(newest), "--id", "x1", "--date", "soon"])
+    assert "'soon' is not a date (YYYY-MM-DD, or `unknown`)" in capsys.readouterr().err
+    assert add(spec, newest, "unknown1", "--date", "unknown") == 0
+    assert load_index(spec)[-1].date is None
+
+
+def test_a_document_identical_to_the_previous_revision_is_accepted_with_a_note(spec, capsys):
+    assert add(spec, load_index(spec)[-1].file, "same2", "--date", next_date(spec)) == 0
+    assert "none: the kept operations are as in the previous revision" in capsys.readouterr().out
 
 
 def test_the_index_keeps_its_comments_and_gains_one_entry(spec):
@@ -107,10 +168,8 @@ def test_a_document_without_the_operations_is_refused(spec, tmp_path, capsys):
     before = read_tree(spec)
     assert add(spec, other, "other1") == 1
     err = capsys.readouterr().err
-    assert (
-        "other.yaml#/paths: the document has no operation 'OptimStep', 'getOptimStepOperation'"
-        in err
-    )
+    kept = [repr(name) for name in load_operations(SPEC_DIR)]
+    assert f"other.yaml#/paths: the document lacks the operations {listing(kept)}" in err
     assert read_tree(spec) == before
 
 
@@ -130,3 +189,68 @@ def test_a_document_that_stays_invalid_is_refused_with_its_pointers(spec, tmp_pa
 def test_a_missing_document_is_a_clear_error(spec, tmp_path, capsys):
     assert add(spec, tmp_path / "nowhere.yaml", "x1") == 1
     assert "nowhere.yaml#/: cannot read the file" in capsys.readouterr().err
+
+
+@pytest.fixture
+def project(tmp_path, spec):
+    """spec/ copied, with the README and COMPATIBILITY.md as generate leaves them."""
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copy(ROOT / "COMPATIBILITY.md", tmp_path / "COMPATIBILITY.md")
+    (tmp_path / "generated").mkdir()
+    return tmp_path
+
+
+def remove(project, revision_id: str) -> int:
+    return main(
+        [
+            "--spec-dir",
+            str(project / "spec"),
+            "remove-revision",
+            revision_id,
+            "--out",
+            str(project / "generated"),
+            "--readme",
+            str(project / "README.md"),
+        ]
+    )
+
+
+def test_remove_revision_takes_back_the_newest_revision_everywhere(project, capsys):
+    before = read_tree(project)
+    assert add(project / "spec", load_index(project / "spec")[-1].file, "oops1") == 0
+    package = project / "generated" / "oops1"
+    (package / "together_rl").mkdir(parents=True)
+    (package / "pyproject.toml").write_text("[project]\nname = 'together-rl'\n")
+    (package / "together_rl" / "_revision.py").write_text("SPEC_REVISION = 'oops1'\n")
+    assert main(["--spec-dir", str(project / "spec"), "compat"]) == 0
+    readme = project / "README.md"
+    from generator import readme as table
+    from generator.compat import write_compatibility
+    from generator.versions import package_versions
+
+    table.update(readme, package_versions(load_index(project / "spec")))
+    write_compatibility(load_index(project / "spec"), project)
+    assert "`oops1`" in readme.read_text()
+    capsys.readouterr()
+    assert remove(project, "oops1") == 0
+    out = capsys.readouterr().out
+    assert "removed revision oops1" in out and f"deleted {package}" in out
+    assert read_tree(project) == before
+
+
+@pytest.mark.parametrize("released", [False, True])
+def test_remove_revision_refuses_all_but_an_unreleased_newest_revision(project, capsys, released):
+    spec = project / "spec"
+    index = load_index(spec)
+    if released:
+        (spec / "releases.yaml").write_text(
+            "releases:\n"
+            f"  - {{distribution: together-rl, version: 9.9.9, revision: {index[-1].id}}}\n"
+        )
+        target, words = index[-1].id, "was released as together-rl 9.9.9"
+    else:
+        target, words = index[0].id, "is not the newest"
+    before = read_tree(project)
+    assert remove(project, target) == 1
+    assert words in capsys.readouterr().err
+    assert read_tree(project) == before

@@ -20,7 +20,8 @@ from generator.fieldroles import load_field_roles
 from generator.revisions import load_index
 
 INDEX = load_index(SPEC_DIR)
-PAIRS = compat.matrix(list(INDEX), load_field_roles(SPEC_DIR))
+ROLES = load_field_roles(SPEC_DIR)
+PAIRS = compat.matrix(list(INDEX), ROLES)
 KINDS = ("adam", "muon")
 # A value for each setting, valid in every revision and unlike every session default.
 VALUES = {
@@ -81,7 +82,7 @@ def test_predictions_agree_with_the_seed_s_history():
 def required_body(revision: str) -> dict:
     """The revision's required body fields, with sample values."""
     doc = INDEX.get(revision).document
-    return sample(doc, doc.operation("OptimStep").request_body.schema)
+    return sample(doc, doc.operation(ROLES.operation).request_body.schema)
 
 
 def body_for(revision: str, path: str) -> tuple[dict, object]:
@@ -102,7 +103,7 @@ def value_for(revision: str, path: str) -> object:
     if leaf in VALUES:
         return VALUES[leaf]
     doc = INDEX.get(revision).document
-    prop = compat._body(doc, doc.operation("OptimStep").request_body.schema)[path]
+    prop = compat._body(doc, doc.operation(ROLES.operation).request_body.schema)[path]
     return sample(doc, prop.schema)
 
 
@@ -185,6 +186,12 @@ def test_every_cell_of_the_pair_holds(observed, number):
             continue
         assert defaults.status == "TRAINING_OPERATION_STATUS_COMPLETED", defaults
         default_settings = settings[f"{number}-{kind}-defaults"]
+        for entry in pair.entries:
+            if entry.kind == "default" and entry.session in (kind, "any"):
+                # a request without the field: the server used its own default, not the client's
+                (name,) = entry.settings
+                assert _setting(default_settings, name) == entry.values[1], (kind, entry)
+                assert entry.values[0] != entry.values[1]
         for index, entry in enumerate(pair.entries):
             if entry.kind != "body" or entry.session not in (kind, "any"):
                 continue

@@ -76,7 +76,7 @@ def write(tmp_path, text: str):
         ),
         (
             "operation: X\nfields: {a: {role: muon.adam, fields: {b: beta1}}}\n",
-            "#/fields/a: a `muon.adam` group belongs inside a `muon` group",
+            "#/fields/a: A `muon.adam` group belongs inside a `muon` group",
         ),
         ("operation: X\nfields: {a: {role: sgd, fields: {}}}\n", "#/fields/a: a group's role"),
         ("operation: X\nfields: {a: none}\nextra: 1\n", "#/extra: unknown key"),

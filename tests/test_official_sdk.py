@@ -3,19 +3,29 @@ one ``TOGETHER_BASE_URL`` pointing both clients at the same URLs."""
 
 from __future__ import annotations
 
+import facts
 import pytest
 import together
 from loopback import LoopbackServer, Reply
-from packages import index_newest, load
+from packages import load
 from serving import Served
 from together.types.post_training import OptimStepOperation
 
-NEWEST = index_newest()
+# The SDK 3.1.1 sends Adam's settings as `adam_params`: its server is the newest revision that
+# reads them there (whatever later revisions call them).
+SERVER = next(
+    r
+    for r in reversed(facts.IDS)
+    if facts.field_for(r, "adam", "adam.learning_rate") == "adam_params.learning_rate"
+    and facts.field_for(r, "adam", "adam.eps") == "adam_params.eps"
+)
+(COMPLETED,) = facts.statuses(SERVER, "succeeded")
+(FAILED,) = facts.statuses(SERVER, "failed")
 
 
 @pytest.fixture(scope="module")
 def served():
-    with Served(NEWEST) as server:
+    with Served(SERVER) as server:
         yield server
 
 
@@ -29,7 +39,7 @@ def test_a_step_with_an_idempotency_key_is_applied_once(sdk):
     first = sdk.optim_step("sdk-1", idempotency_key="k-1", adam_params={"learning_rate": 1e-3})
     again = sdk.optim_step("sdk-1", idempotency_key="k-1", adam_params={"learning_rate": 1e-3})
     assert isinstance(first, OptimStepOperation)
-    assert again == first and first.status == "TRAINING_OPERATION_STATUS_COMPLETED"
+    assert again == first and first.status == COMPLETED
     assert first.output is not None and first.output.step == "1"
     fetched = sdk.retrieve_optim_step(first.id, session_id="sdk-1")
     assert isinstance(fetched, OptimStepOperation) and fetched == first
@@ -40,7 +50,7 @@ def test_a_step_with_an_idempotency_key_is_applied_once(sdk):
 def test_a_failed_step_parses_into_the_sdk_s_types(sdk):
     failed = sdk.optim_step("sdk-2", idempotency_key="k-f", adam_params={"eps": 0})
     assert isinstance(failed, OptimStepOperation)
-    assert failed.status == "TRAINING_OPERATION_STATUS_FAILED"
+    assert failed.status == FAILED
     assert failed.error is not None
     assert failed.error.code == "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
     assert failed.error.message == "adam_params.eps: must be > 0, got 0"
@@ -68,7 +78,9 @@ def test_one_base_url_sends_both_clients_to_the_same_url(monkeypatch):
         server.script(Reply(200, operation), Reply(200, operation))
         with together.Together(max_retries=0) as client:
             client.post_training.operations.optim_step("same", idempotency_key="k")
-        with load(NEWEST).Client(max_retries=0) as ours:
-            ours.optim_step("same")
+        with load(SERVER).Client(max_retries=0) as ours:
+            ours.optim_step(
+                "same", **facts.required_body(SERVER), **facts.required_arguments(SERVER)
+            )
     theirs, mine = server.seen
     assert theirs.path == mine.path == "/v1/rl/training-sessions/same/operations/optim-step"

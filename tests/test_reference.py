@@ -6,10 +6,13 @@ import importlib
 import math
 import threading
 
+import facts
 import pytest
 import torch
 from packages import REVISIONS, models, reference
 from torch import Tensor, nn
+
+from generator import ir
 
 torch.set_num_threads(1)  # tiny tensors: one thread is as fast and steadier on a busy machine
 
@@ -67,51 +70,28 @@ def backward(model: nn.Module, step: int, scale: float = 1.0) -> None:
     loss.backward()
 
 
-def fields(revision: str) -> frozenset[str]:
-    return models(revision).RLOptimStepBody._FIELDS
+def adam_body(revision: str, clip: float | None, **settings: object) -> dict:
+    """An optim-step body with Adam overrides (and a clip value), in the revision's own fields."""
+    values = {f"adam.{name}": value for name, value in settings.items()}
+    if clip is not None:
+        values["clip"] = clip
+    return facts.body(revision, "adam", values)
 
 
-def adam_body(revision: str, clip: float | None, **settings: float) -> dict:
-    """An optim-step body with Adam overrides, in the revision's own field names."""
-    names = fields(revision)
-    group = dict(settings)
-    body: dict = {}
-    if "adam_params" in names:
-        if clip is not None:
-            group["grad_clip_norm"] = clip
-        body["adam_params"] = group
-    else:
-        if "learning_rate" in group and "learning_rate" in names:  # the oldest revision: `lr`
-            group["lr"] = group.pop("learning_rate")
-        body["adamw_params"] = group
-        if clip is not None:
-            body["max_grad_norm"] = clip
-    if "weight_sync_type" in names:
-        body["weight_sync_type"] = "WEIGHT_SYNC_TYPE_SYNCHRONOUS"
-    return body
-
-
-def muon_body(revision: str, clip: float | None, adam: dict, **settings: float) -> dict:
+def muon_body(revision: str, clip: float | None, adam: dict, **settings: object) -> dict:
     """An optim-step body with Muon overrides and Adam ones for the other parameters."""
-    names = fields(revision)
-    group = dict(settings)
-    body: dict = {}
-    oldest = "learning_rate" in names
-    if oldest:
-        group["lr"] = group.pop("learning_rate")
-        body["adamw_params"] = {("lr" if k == "learning_rate" else k): v for k, v in adam.items()}
-    elif "adam_params" in names:
-        group["adam"] = dict(adam)
-        if clip is not None:
-            group["grad_clip_norm"] = clip
-    else:
-        group["adamw"] = dict(adam)
-    body["muon_params"] = group
-    if "max_grad_norm" in names and clip is not None:
-        body["max_grad_norm"] = clip
-    if "weight_sync_type" in names:
-        body["weight_sync_type"] = "WEIGHT_SYNC_TYPE_SYNCHRONOUS"
-    return body
+    values = {f"muon.{name}": value for name, value in settings.items()}
+    values |= {f"adam.{name}": value for name, value in adam.items()}
+    if clip is not None:
+        values["clip"] = clip
+    return facts.body(revision, "muon", values)
+
+
+def field(revision: str, kind: str, setting: str) -> str:
+    """The JSON path of the field that sets ``setting`` in a session of this kind."""
+    found = facts.field_for(revision, kind, setting)
+    assert found is not None
+    return found
 
 
 def muon_handled(name: str, param: Tensor) -> bool:
@@ -132,7 +112,11 @@ def torch_adamw(params, **options: bool) -> torch.optim.AdamW:
 
 
 def completed(operation) -> None:
-    assert operation.status == "TRAINING_OPERATION_STATUS_COMPLETED", operation.error
+    assert operation.status in facts.statuses(facts.NEWEST, "succeeded"), operation.error
+
+
+def failed(operation) -> bool:
+    return operation.status in facts.statuses(facts.NEWEST, "failed")
 
 
 # -- numerics against PyTorch ----------------------------------------------------------------------
@@ -288,26 +272,24 @@ INVALID = [
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
-@pytest.mark.parametrize(("field", "value", "problem"), INVALID)
-def test_invalid_adam_settings_fail_with_invalid_input(revision, field, value, problem):
+@pytest.mark.parametrize(("name", "value", "problem"), INVALID)
+def test_invalid_adam_settings_fail_with_invalid_input(revision, name, value, problem):
     model, _ = twin_models()
     session = reference(revision).LocalSession(model, "adam")
     backward(model, 0)
     before = [p.detach().clone() for p in model.parameters()]
-    body = adam_body(revision, None, **{field: value})
-    group = "adam_params" if "adam_params" in body else "adamw_params"
-    key = "lr" if field == "learning_rate" and "learning_rate" in fields(revision) else field
-    operation = session.optim_step(body)
-    assert operation.status == "TRAINING_OPERATION_STATUS_FAILED"
+    operation = session.optim_step(adam_body(revision, None, **{name: value}))
+    assert failed(operation)
     assert operation.error.code == "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
-    assert operation.error.message == f"{group}.{key}: {problem}, got {value!r}"
+    path = field(revision, "adam", f"adam.{name}")
+    assert operation.error.message == f"{path}: {problem}, got {value!r}"
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters())) and session.step == 0
     assert all(p.grad is not None for p in model.parameters())  # a failed step consumes nothing
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
 @pytest.mark.parametrize(
-    ("field", "value", "problem"),
+    ("name", "value", "problem"),
     [
         ("momentum", 1.0, "must be in [0, 1)"),
         ("momentum", -0.2, "must be in [0, 1)"),
@@ -317,62 +299,53 @@ def test_invalid_adam_settings_fail_with_invalid_input(revision, field, value, p
         ("learning_rate", -0.1, "must be >= 0"),
     ],
 )
-def test_invalid_muon_settings_fail_with_invalid_input(revision, field, value, problem):
+def test_invalid_muon_settings_fail_with_invalid_input(revision, name, value, problem):
     model, _ = twin_models()
     session = reference(revision).LocalSession(model, "muon")
-    key = "lr" if field == "learning_rate" and "learning_rate" in fields(revision) else field
-    operation = session.optim_step({"muon_params": {key: value}, **_sync(revision)})
+    operation = session.optim_step(muon_body(revision, None, {}, **{name: value}))
     assert operation.error.code == "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
-    assert operation.error.message == f"muon_params.{key}: {problem}, got {value!r}"
-
-
-def _sync(revision: str) -> dict:
-    return (
-        {"weight_sync_type": "WEIGHT_SYNC_TYPE_SYNCHRONOUS"}
-        if "weight_sync_type" in fields(revision)
-        else {}
-    )
+    path = field(revision, "muon", f"muon.{name}")
+    assert operation.error.message == f"{path}: {problem}, got {value!r}"
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_clip_values_and_wrong_types_fail_with_invalid_input(revision):
     model, _ = twin_models()
     session = reference(revision).LocalSession(model, "adam")
-    negative_clip = adam_body(revision, -1.0)
-    clip_path = "adam_params.grad_clip_norm" if "adam_params" in negative_clip else "max_grad_norm"
-    operation = session.optim_step(negative_clip)
-    assert operation.error.message == f"{clip_path}: must be >= 0, got -1.0"
-    nan = adam_body(revision, None, beta1=float("nan"))
-    group = "adam_params" if "adam_params" in nan else "adamw_params"
-    assert (
-        session.optim_step(nan).error.message == f"{group}.beta1: expected a finite number, got nan"
-    )
-    wrong = adam_body(revision, None, eps="small")
-    assert session.optim_step(wrong).error.message == f"{group}.eps: expected a number, got 'small'"
+    operation = session.optim_step(adam_body(revision, -1.0))
+    assert operation.error.message == f"{field(revision, 'adam', 'clip')}: must be >= 0, got -1.0"
+    nan = session.optim_step(adam_body(revision, None, beta1=float("nan")))
+    beta1 = field(revision, "adam", "adam.beta1")
+    assert nan.error.message == f"{beta1}: expected a finite number, got nan"
+    wrong = session.optim_step(adam_body(revision, None, eps="small"))
+    eps = field(revision, "adam", "adam.eps")
+    assert wrong.error.message == f"{eps}: expected a number, got 'small'"
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_overrides_of_the_other_optimizer_are_invalid(revision):
     model, _ = twin_models()
     adam_session = reference(revision).LocalSession(model, "adam")
-    operation = adam_session.optim_step({"muon_params": {"momentum": 0.9}, **_sync(revision)})
-    assert (
-        operation.error.message
-        == "muon_params: Muon overrides in an Adam session, got {'momentum': 0.9}"
-    )
+    group, problem = facts.refused_group(revision, "adam")  # Muon's settings
+    momentum = field(revision, "muon", "muon.momentum")
+    body = facts.required_body(revision)
+    facts.put(body, momentum, 0.9)
+    leaf = momentum.removeprefix(group + ".")
+    operation = adam_session.optim_step(body)
+    assert operation.error.message == f"{group}: {problem}, got {{'{leaf}': 0.9}}"
     muon_session = reference(revision).LocalSession(model, "muon")
-    top = adam_body(revision, None, beta1=0.9)
-    operation = muon_session.optim_step(top)
-    if (
-        revision == "baseline"
-    ):  # adamw_params also tune the Adam-handled parameters of a Muon session
+    top = facts.field_for(revision, "adam", "adam.beta1")
+    body = facts.required_body(revision)
+    facts.put(body, top, 0.9)
+    operation = muon_session.optim_step(body)
+    refused = facts.refused_group(revision, "muon")
+    if refused is None:  # the revision's Adam group also tunes a Muon session's other parameters
         completed(operation)
     else:
-        group = "adam_params" if "adam_params" in top else "adamw_params"
-        assert (
-            operation.error.message
-            == f"{group}: Adam overrides at the top level of a Muon session, got {{'beta1': 0.9}}"
-        )
+        group, problem = refused
+        assert top.startswith(group + ".")
+        leaf = top.removeprefix(group + ".")
+        assert operation.error.message == f"{group}: {problem}, got {{'{leaf}': 0.9}}"
 
 
 def test_different_muon_and_nested_adam_clip_values_are_invalid():
@@ -398,20 +371,25 @@ def test_non_finite_gradients_change_nothing(revision, kind):
     model, _ = twin_models()
     session = reference(revision).LocalSession(model, kind)
     backward(model, 0)
-    completed(session.optim_step({**_sync(revision)}))
+    completed(session.optim_step(facts.required_body(revision)))
     backward(model, 1)
     model.blocks[0].q.weight.grad[0, 0] = float("inf") if kind == "adam" else float("nan")
     before_params = [p.detach().clone() for p in model.parameters()]
     before_grads = [p.grad.clone() for p in model.parameters()]
     before_state = session.state_dict()
-    operation = session.optim_step({**_sync(revision)})
-    codes = models(revision).RLTrainingOperationErrorCode.__members__
+    operation = session.optim_step(facts.required_body(revision))
+    codes = {
+        str(value)
+        for schema in facts.document(revision).schemas.values()
+        if isinstance(schema, ir.Enum)
+        for value in schema.values
+    }
     expected = (
         "NON_FINITE_LOSS"
         if "TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS" in codes
         else "INTERNAL_ERROR"
     )
-    assert operation.status == "TRAINING_OPERATION_STATUS_FAILED"
+    assert failed(operation)
     assert operation.error.code == f"TRAINING_OPERATION_ERROR_CODE_{expected}"
     assert all(torch.equal(a, b) for a, b in zip(before_params, model.parameters()))
     assert all(_same(a, p.grad) for a, p in zip(before_grads, model.parameters()))

@@ -5,26 +5,43 @@ API keys, and the user's own model."""
 from __future__ import annotations
 
 import importlib
+import json
 import socket
 import textwrap
 import time
 
+import facts
 import pytest
 import torch
-from packages import index_newest, load, reference
+from facts import NEWEST, body, field_for, statuses
+from packages import load, reference
 from serving import Served
 from torch import nn
 
 torch.set_num_threads(1)
 
-NEWEST = index_newest()
-OPTIM = "/v1/rl/training-sessions/{session}/operations/optim-step"
-COMPLETED = "TRAINING_OPERATION_STATUS_COMPLETED"
-FAILED = "TRAINING_OPERATION_STATUS_FAILED"
+(COMPLETED,) = statuses(NEWEST, "succeeded")
+(FAILED,) = statuses(NEWEST, "failed")
 
 
 def path(session: str = "s-1") -> str:
-    return OPTIM.format(session=session)
+    return facts.path(NEWEST, session)
+
+
+def adam(**settings: float) -> dict:
+    """A body of the newest revision that sets Adam's settings (``beta1=0.8``)."""
+    return body(NEWEST, "adam", {f"adam.{name}": value for name, value in settings.items()})
+
+
+def arguments() -> dict:
+    """The newest client's arguments for a step that sets nothing."""
+    return {**facts.required_body(NEWEST), **facts.required_arguments(NEWEST)}
+
+
+def field(setting: str) -> str:
+    found = field_for(NEWEST, "adam", setting)
+    assert found is not None
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +60,10 @@ def test_each_session_id_has_a_session_of_its_own(served):
 
 def test_an_idempotency_key_applies_one_step_and_guards_its_body(served):
     key = {"Idempotency-Key": "key-1"}
-    first = served.request("POST", path("idem"), {"adam_params": {"beta1": 0.8}}, key)
-    again = served.request("POST", path("idem"), {"adam_params": {"beta1": 0.8}}, key)
+    first = served.request("POST", path("idem"), adam(beta1=0.8), key)
+    again = served.request("POST", path("idem"), adam(beta1=0.8), key)
     assert first == again and first[1]["output"]["step"] == "1"
-    status, problem = served.request("POST", path("idem"), {"adam_params": {"beta1": 0.7}}, key)
+    status, problem = served.request("POST", path("idem"), adam(beta1=0.7), key)
     assert status == 422
     assert problem["error"]["code"] == "idempotency_key_reused"
     assert first[1]["id"] in problem["error"]["message"]
@@ -68,11 +85,13 @@ def test_a_refused_step_leaves_no_gradient_behind():
     routes = importlib.import_module(f"together_rl_{NEWEST}.reference._routes")
     made = serve._Sessions(serve.demo_model, 0, {"optimizer": "adam"}, None)
     router = routes.Router(routes.Sessions(made.make), gradients=made.gradients)
-    body = b'{"adam_params": {"learning_rate": 0.01}}'
-    refused = router.respond("POST", path("a"), {}, b'{"adam_params": {"eps": 0}}')
+    good = json.dumps(adam(learning_rate=0.01)).encode()
+    refused = router.respond(
+        "POST", path("a"), facts.required_headers(NEWEST), json.dumps(adam(eps=0)).encode()
+    )
     assert refused[1]["status"] == FAILED
-    router.respond("POST", path("a"), {}, body)
-    router.respond("POST", path("b"), {}, body)
+    router.respond("POST", path("a"), facts.required_headers(NEWEST), good)
+    router.respond("POST", path("b"), facts.required_headers(NEWEST), good)
     a, b = (made_session for made_session in (router.sessions.get("a"), router.sessions.get("b")))
     assert a.step == b.step == 1
     assert all(
@@ -104,7 +123,7 @@ def test_an_exception_inside_a_step_rolls_back(after_touching):
     before = {k: v.clone() for k, v in model.state_dict().items()}
     grads = [p.grad.clone() for p in model.parameters()]
     broken_update(session, after_touching)
-    operation = session.optim_step({})
+    operation = session.optim_step(facts.required_body(NEWEST))
     assert operation.status == FAILED
     assert operation.error.code == "TRAINING_OPERATION_ERROR_CODE_INTERNAL_ERROR"
     assert (
@@ -115,7 +134,7 @@ def test_an_exception_inside_a_step_rolls_back(after_touching):
     assert all(torch.equal(g, p.grad) for g, p in zip(grads, model.parameters()))
     assert session.step == 0 and session.state_dict()["adam"] == {}
     del session._apply
-    assert session.optim_step({}).status == COMPLETED
+    assert session.optim_step(facts.required_body(NEWEST)).status == COMPLETED
 
 
 def test_without_rollback_a_failed_update_stops_the_session_until_a_state_is_loaded():
@@ -125,19 +144,21 @@ def test_without_rollback_a_failed_update_stops_the_session_until_a_state_is_loa
     saved = session.state_dict()
     model(torch.ones(4, 3)).sum().backward()
     broken_update(session, after_touching=True)
-    assert session.optim_step({}).status == FAILED
+    assert session.optim_step(facts.required_body(NEWEST)).status == FAILED
     del session._apply
-    refused = session.optim_step({})
+    refused = session.optim_step(facts.required_body(NEWEST))
     assert refused.status == FAILED and "load_state_dict" in refused.error.message
     session.load_state_dict(saved)
     model(torch.ones(4, 3)).sum().backward()
-    assert session.optim_step({}).status == COMPLETED
+    assert session.optim_step(facts.required_body(NEWEST)).status == COMPLETED
 
 
 def test_a_huge_number_gets_an_answer(served):
-    status, operation = served.request("POST", path("huge"), {"adam_params": {"beta1": 10**400}})
+    status, operation = served.request("POST", path("huge"), adam(beta1=10**400))
     assert status == 200 and operation["status"] == FAILED
-    assert operation["error"]["message"].startswith("adam_params.beta1: expected a number a double")
+    assert operation["error"]["message"].startswith(
+        f"{field('adam.beta1')}: expected a number a double"
+    )
     deep = "[" * 10_000 + "]" * 10_000
     connection = served.connection()
     connection.request(
@@ -171,15 +192,16 @@ def raw(served, data: bytes) -> bytes:
 
 
 def test_a_chunked_body_is_read(served):
-    body = b'{"adam_params": {"eps": 0}}'
+    data = json.dumps(adam(eps=0)).encode()
+    headers = "".join(f"{k}: {v}\r\n" for k, v in facts.required_headers(NEWEST).items())
     request = (
         f"POST {path('chunked')} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-        "Connection: close\r\n\r\n"
+        f"{headers}Connection: close\r\n\r\n"
     ).encode()
-    request += b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (10, body[:10], len(body) - 10, body[10:])
+    request += b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (10, data[:10], len(data) - 10, data[10:])
     answer = raw(served, request)
     assert answer.startswith(b"HTTP/1.1 200")
-    assert b"adam_params.eps: must be > 0" in answer  # the step saw the body
+    assert f"{field('adam.eps')}: must be > 0".encode() in answer  # the step saw the body
 
 
 @pytest.mark.parametrize(
@@ -247,7 +269,7 @@ def test_the_user_s_own_model_is_served(tmp_path):
         NEWEST, "--model", "my_model:make", "--state-dir", str(tmp_path / "s"), env=env
     ) as server:
         for _ in range(40):
-            server.request("POST", path("mine"), {"adam_params": {"learning_rate": 0.05}})
+            server.request("POST", path("mine"), adam(learning_rate=0.05))
     assert "over my_model:make" in server.banner
     state = torch.load(next((tmp_path / "s").iterdir()), weights_only=True)["state"]
     weight = state["parameters"]["weight"]
@@ -258,17 +280,17 @@ def test_the_local_transport_keeps_sessions_apart():
     pkg, ref = load(NEWEST), reference(NEWEST)
     session = ref.LocalSession(nn.Linear(2, 1), "adam")
     with pkg.Client(api_key="local", transport=ref.LocalTransport(session)) as client:
-        assert client.optim_step("first").output.step == "1"
+        assert client.optim_step("first", **arguments()).output.step == "1"
         with pytest.raises(pkg.NotFoundError, match="no training session 'second'"):
-            client.optim_step("second")
+            client.optim_step("second", **arguments())
     made = {}
     transport = ref.LocalTransport(
         lambda sid: made.setdefault(sid, ref.LocalSession(nn.Linear(2, 1)))
     )
     with pkg.Client(api_key="local", transport=transport) as client:
-        client.optim_step("x")
-        client.optim_step("x")
-        assert client.optim_step("y").output.step == "1"
+        client.optim_step("x", **arguments())
+        client.optim_step("x", **arguments())
+        assert client.optim_step("y", **arguments()).output.step == "1"
     assert sorted(made) == ["x", "y"] and made["x"].step == 2
 
 

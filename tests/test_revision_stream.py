@@ -7,8 +7,12 @@ import json
 import re
 import sys
 
+import facts
 import httpx
 import pytest
+import yaml
+from conftest import SPEC_DIR
+from nextrevision import Places, at
 from packages import load
 from projects import append_revision, copy_project
 
@@ -32,19 +36,18 @@ def table_rows(readme: str) -> list[str]:
 
 def next_revision(doc: dict) -> None:
     """A new optional body field, a new optional and a new required header parameter, a new
-    value of a response enum and a changed description."""
-    body = doc["components"]["schemas"]["RLOptimStepBody"]
-    body["properties"][BODY_FIELD] = {
+    value of the status enum (with no entry in spec/statuses.yaml) and a changed description."""
+    places = Places(doc, SPEC_DIR)
+    at(doc, places.body.pointer)["properties"][BODY_FIELD] = {
         "type": "number",
         "description": "Factor the loss was scaled by before the backward pass",
     }
-    post = doc["paths"]["/rl/training-sessions/{session_id}/operations/optim-step"]["post"]
-    post["description"] = NEW_DESCRIPTION
-    post["parameters"] += [
-        {"name": OPTIONAL_HEADER, "in": "header", "required": False, "schema": {"type": "string"}},
-        {"name": REQUIRED_HEADER, "in": "header", "required": True, "schema": {"type": "string"}},
-    ]
-    doc["components"]["schemas"]["RLTrainingOperationStatus"]["enum"].append(NEW_STATUS)
+    places.post["description"] = NEW_DESCRIPTION
+    for name, required in ((OPTIONAL_HEADER, False), (REQUIRED_HEADER, True)):
+        places.set_header(
+            {"name": name, "in": "header", "required": required, "schema": {"type": "string"}}
+        )
+    at(doc, places.status().pointer)["enum"].append(NEW_STATUS)
 
 
 @pytest.fixture(scope="module")
@@ -122,11 +125,28 @@ def test_the_readme_table_only_gains_a_row(appended):
     assert new[-1].startswith(f"| `{NEW_ID}` |")
 
 
+def newest_places(project) -> Places:
+    newest = load_index(project / "spec")[-1].file
+    return Places(yaml.safe_load(newest.read_text(encoding="utf-8")), project / "spec")
+
+
 def test_generate_warns_of_the_field_without_a_role_with_its_pointer(appended):
-    generated = appended[5]
+    project, generated = appended[0], appended[5]
+    places = newest_places(project)
     assert (
-        f"{NEW_ID}.yaml#/components/schemas/RLOptimStepBody/properties/{BODY_FIELD}: "
+        f"{NEW_ID}.yaml#{places.body.pointer}/properties/{BODY_FIELD}: "
         f"the request field `{BODY_FIELD}` of revision {NEW_ID} has no role in the local reference"
+    ) in generated.stderr
+
+
+def test_add_revision_and_generate_warn_of_the_status_without_an_entry(appended):
+    project, added, generated = appended[0], appended[4], appended[5]
+    places = newest_places(project)
+    position = [str(v) for v in places.status().values].index(NEW_STATUS)
+    where = f"{NEW_ID}.yaml#{places.status().pointer}/enum/{position}: the status value"
+    assert f"{where} `{NEW_STATUS}` has no entry in " in added.stderr
+    assert (
+        f"{where} `{NEW_STATUS}` of revision {NEW_ID} has no entry in spec/statuses.yaml"
     ) in generated.stderr
 
 
@@ -139,18 +159,16 @@ def test_the_new_client_sends_the_new_field_and_headers(appended):
         sent.append(request)
         return httpx.Response(200, json={"id": "op-1", "status": NEW_STATUS})
 
+    revision = facts.of(project / "spec")
+    required = revision.required_body(NEW_ID)
+    arguments = {k: v for k, v in revision.required_arguments(NEW_ID).items()}
+    arguments |= {"x_stream_probe_team": "team-7", "x_stream_probe_tag": "tag-1"}
     with package.Client(api_key="k", transport=httpx.MockTransport(answer)) as client:
-        operation = client.optim_step(
-            "s-1",
-            stream_probe_scale=2.0,
-            x_stream_probe_team="team-7",
-            x_stream_probe_tag="tag-1",
-        )
-    assert json.loads(sent[0].content) == {BODY_FIELD: 2.0}
+        operation = client.optim_step("s-1", stream_probe_scale=2.0, **required, **arguments)
+    assert json.loads(sent[0].content) == {**required, BODY_FIELD: 2.0}
     assert sent[0].headers[REQUIRED_HEADER] == "team-7"
     assert sent[0].headers[OPTIONAL_HEADER] == "tag-1"
-    status = sys.modules[f"together_rl_{NEW_ID}.models"].RLTrainingOperationStatus
-    assert operation.status is status.TRAINING_OPERATION_STATUS_STREAM_PROBE
+    assert operation.status == NEW_STATUS and type(operation.status) is not str  # an enum member
 
 
 def test_the_new_reference_refuses_the_field_it_does_not_implement(appended):
@@ -162,14 +180,16 @@ def test_the_new_reference_refuses_the_field_it_does_not_implement(appended):
     model(torch.ones(1, 2)).sum().backward()
     session = reference.LocalSession(model, "adam")
     before = [p.detach().clone() for p in model.parameters()]
-    operation = session.optim_step({BODY_FIELD: 2.0})
-    assert operation.status == "TRAINING_OPERATION_STATUS_FAILED"
+    revision = facts.of(project / "spec")
+    required = revision.required_body(NEW_ID)
+    operation = session.optim_step({**required, BODY_FIELD: 2.0})
+    assert operation.status in revision.statuses(NEW_ID, "failed")
     assert operation.error.code == "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
     assert operation.error.message == (
         f"{BODY_FIELD}: the local reference does not implement this field yet, got 2.0"
     )
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
-    assert session.optim_step({}).status == "TRAINING_OPERATION_STATUS_COMPLETED"
+    assert session.optim_step(required).status in revision.statuses(NEW_ID, "succeeded")
 
 
 def test_the_compatibility_matrix_gains_a_row_and_a_column(appended):

@@ -83,6 +83,17 @@ _RETRIED_STATUSES = frozenset({408, 409, 429})
 # Failures that happen before the request leaves: the server cannot have processed it.
 _NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
+_OPTIM_STEP_STATUSES: dict[str, str] = {
+    RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_UNSPECIFIED: "in-progress",
+    RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_PENDING: "in-progress",
+    RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_RUNNING: "in-progress",
+    RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED: "succeeded",
+    RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED: "failed",
+}
+"""What each status of an operation means to ``wait_for_optim_step``, from the project's status
+data (spec/statuses.yaml).
+"""
+
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -615,25 +626,36 @@ class Client(_BaseClient):
         an operation is given (at once for an id), the interval doubling up to 5 s. Nothing
         runs past the deadline: not a poll, a retry of one, or a wait.
 
-        Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
-        OperationFailedError (with the error's code and message) when it is
-        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it
-        has not finished after ``timeout`` seconds.
+        Returns the operation once its status is ``TRAINING_OPERATION_STATUS_COMPLETED``.
+        Raises OperationFailedError (with the error's code and message) when it is
+        ``TRAINING_OPERATION_STATUS_FAILED``, and OperationTimeoutError (a TimeoutError) when
+        it has not finished after ``timeout`` seconds. A status this package does not know
+        (one a later revision of the API added) is polled on, with a warning logged once: if
+        it is terminal, the wait ends at its deadline with OperationTimeoutError naming it.
         """
         deadline = time.monotonic() + timeout
-        completed = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
-        failed = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED
         if isinstance(operation_or_id, RLOptimStepOperation):
             operation: RLOptimStepOperation | None = operation_or_id
             operation_id = operation_or_id.id
         else:
             operation, operation_id = None, operation_or_id
+        unknown: set[str] = set()
         while True:
             if operation is not None:
-                if operation.status == completed:
+                kind = _OPTIM_STEP_STATUSES.get(operation.status)
+                if kind == "succeeded":
                     return operation
-                if operation.status == failed:
+                if kind == "failed":
                     raise OperationFailedError(operation)
+                if kind is None and operation.status not in unknown:
+                    unknown.add(operation.status)
+                    logger.warning(
+                        "operation %s has the status %s, which this package (API revision %s) "
+                        "does not know; polling on until it changes or the deadline passes",
+                        operation_id,
+                        operation.status,
+                        SPEC_REVISION,
+                    )
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise OperationTimeoutError(operation, timeout, operation_id=operation_id)
@@ -848,25 +870,36 @@ class AsyncClient(_BaseClient):
         an operation is given (at once for an id), the interval doubling up to 5 s. Nothing
         runs past the deadline: not a poll, a retry of one, or a wait.
 
-        Returns the operation once its status is TRAINING_OPERATION_STATUS_COMPLETED. Raises
-        OperationFailedError (with the error's code and message) when it is
-        TRAINING_OPERATION_STATUS_FAILED, and OperationTimeoutError (a TimeoutError) when it
-        has not finished after ``timeout`` seconds.
+        Returns the operation once its status is ``TRAINING_OPERATION_STATUS_COMPLETED``.
+        Raises OperationFailedError (with the error's code and message) when it is
+        ``TRAINING_OPERATION_STATUS_FAILED``, and OperationTimeoutError (a TimeoutError) when
+        it has not finished after ``timeout`` seconds. A status this package does not know
+        (one a later revision of the API added) is polled on, with a warning logged once: if
+        it is terminal, the wait ends at its deadline with OperationTimeoutError naming it.
         """
         deadline = time.monotonic() + timeout
-        completed = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED
-        failed = RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED
         if isinstance(operation_or_id, RLOptimStepOperation):
             operation: RLOptimStepOperation | None = operation_or_id
             operation_id = operation_or_id.id
         else:
             operation, operation_id = None, operation_or_id
+        unknown: set[str] = set()
         while True:
             if operation is not None:
-                if operation.status == completed:
+                kind = _OPTIM_STEP_STATUSES.get(operation.status)
+                if kind == "succeeded":
                     return operation
-                if operation.status == failed:
+                if kind == "failed":
                     raise OperationFailedError(operation)
+                if kind is None and operation.status not in unknown:
+                    unknown.add(operation.status)
+                    logger.warning(
+                        "operation %s has the status %s, which this package (API revision %s) "
+                        "does not know; polling on until it changes or the deadline passes",
+                        operation_id,
+                        operation.status,
+                        SPEC_REVISION,
+                    )
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise OperationTimeoutError(operation, timeout, operation_id=operation_id)

@@ -13,6 +13,7 @@ NOT_APPLIED_BY: dict[str, dict[str, str]] = {
     "baseline": {
         "adamw_params.learning_rate": "ignored in an Adam session: the server does not know the field and drops it",
         "muon_params.learning_rate": "ignored in a Muon session: the server does not know the field and drops it",
+        "muon_params.adamw": "ignored in a Muon session: the server does not know the field and drops it",
         "muon_params.adamw.learning_rate": "ignored in a Muon session: the server does not know `muon_params.adamw` and drops it",
         "muon_params.adamw.beta1": "ignored in a Muon session: the server does not know `muon_params.adamw` and drops it",
         "muon_params.adamw.beta2": "ignored in a Muon session: the server does not know `muon_params.adamw` and drops it",

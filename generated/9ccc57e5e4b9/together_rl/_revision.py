@@ -11,6 +11,7 @@ __version__ = "3.0.0"
 
 NOT_APPLIED_BY: dict[str, dict[str, str]] = {
     "baseline": {
+        "adam_params": "ignored in an Adam session: the server does not know the field and drops it",
         "adam_params.learning_rate": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.beta1": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.beta2": "ignored in an Adam session: the server does not know `adam_params` and drops it",
@@ -19,6 +20,7 @@ NOT_APPLIED_BY: dict[str, dict[str, str]] = {
         "adam_params.grad_clip_norm": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "muon_params.learning_rate": "ignored in a Muon session: the server does not know the field and drops it",
         "muon_params.grad_clip_norm": "ignored in a Muon session: the server does not know the field and drops it",
+        "muon_params.adam": "ignored in a Muon session: the server does not know the field and drops it",
         "muon_params.adam.learning_rate": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
         "muon_params.adam.beta1": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
         "muon_params.adam.beta2": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
@@ -27,6 +29,7 @@ NOT_APPLIED_BY: dict[str, dict[str, str]] = {
         "muon_params.adam.grad_clip_norm": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
     },
     "0c4fdad77435": {
+        "adam_params": "ignored in an Adam session: the server does not know the field and drops it",
         "adam_params.learning_rate": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.beta1": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.beta2": "ignored in an Adam session: the server does not know `adam_params` and drops it",
@@ -34,6 +37,7 @@ NOT_APPLIED_BY: dict[str, dict[str, str]] = {
         "adam_params.weight_decay": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.grad_clip_norm": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "muon_params.grad_clip_norm": "ignored in a Muon session: the server does not know the field and drops it",
+        "muon_params.adam": "ignored in a Muon session: the server does not know the field and drops it",
         "muon_params.adam.learning_rate": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
         "muon_params.adam.beta1": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
         "muon_params.adam.beta2": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",

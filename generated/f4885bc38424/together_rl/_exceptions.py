@@ -20,7 +20,8 @@ them all::
     │   ├── UnprocessableEntityError  422
     │   ├── RateLimitError            429
     │   └── InternalServerError       5xx
-    ├── OperationFailedError          an operation that was waited for ended as FAILED
+    ├── OperationFailedError          an operation that was waited for failed
+    ├── OperationCancelledError       an operation that was waited for was cancelled
     ├── OperationTimeoutError (TimeoutError)
     │                                 an operation that was waited for did not finish in time
     ├── UnknownOperationError (LookupError)
@@ -53,6 +54,7 @@ __all__ = [
     "IdempotencyKeyReusedError",
     "InternalServerError",
     "NotFoundError",
+    "OperationCancelledError",
     "OperationFailedError",
     "OperationTimeoutError",
     "PermissionDeniedError",
@@ -199,7 +201,7 @@ class InternalServerError(APIStatusError):
 
 
 class OperationFailedError(APIError):
-    """An operation the client waited for ended as FAILED; ``code`` and ``message`` say why."""
+    """An operation the client waited for failed; ``code`` and ``message`` say why."""
 
     def __init__(self, operation: RLOptimStepOperation) -> None:
         details: dict[str, Any] = operation.to_dict().get("error", {})
@@ -210,6 +212,14 @@ class OperationFailedError(APIError):
             f"operation {operation.id} failed: {self.code or 'no code'}: "
             f"{self.message or 'no message'}"
         )
+
+
+class OperationCancelledError(APIError):
+    """An operation the client waited for was cancelled before it finished."""
+
+    def __init__(self, operation: RLOptimStepOperation) -> None:
+        self.operation = operation
+        super().__init__(f"operation {operation.id} was cancelled (status {operation.status})")
 
 
 class OperationTimeoutError(APIError, TimeoutError):

@@ -12,6 +12,7 @@ __version__ = "5.0.1"
 NOT_APPLIED_BY: dict[str, dict[str, str]] = {
     "baseline": {
         "(request)": "every request is rejected: the server requires `weight_sync_type`",
+        "adam_params": "ignored in an Adam session: the server does not know the field and drops it",
         "adam_params.learning_rate": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.beta1": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.beta2": "ignored in an Adam session: the server does not know `adam_params` and drops it",
@@ -20,6 +21,7 @@ NOT_APPLIED_BY: dict[str, dict[str, str]] = {
         "adam_params.grad_clip_norm": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "muon_params.learning_rate": "ignored in a Muon session: the server does not know the field and drops it",
         "muon_params.grad_clip_norm": "ignored in a Muon session: the server does not know the field and drops it",
+        "muon_params.adam": "ignored in a Muon session: the server does not know the field and drops it",
         "muon_params.adam.learning_rate": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
         "muon_params.adam.beta1": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
         "muon_params.adam.beta2": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
@@ -29,6 +31,7 @@ NOT_APPLIED_BY: dict[str, dict[str, str]] = {
     },
     "0c4fdad77435": {
         "(request)": "every request is rejected: the server requires `weight_sync_type`",
+        "adam_params": "ignored in an Adam session: the server does not know the field and drops it",
         "adam_params.learning_rate": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.beta1": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.beta2": "ignored in an Adam session: the server does not know `adam_params` and drops it",
@@ -36,6 +39,7 @@ NOT_APPLIED_BY: dict[str, dict[str, str]] = {
         "adam_params.weight_decay": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "adam_params.grad_clip_norm": "ignored in an Adam session: the server does not know `adam_params` and drops it",
         "muon_params.grad_clip_norm": "ignored in a Muon session: the server does not know the field and drops it",
+        "muon_params.adam": "ignored in a Muon session: the server does not know the field and drops it",
         "muon_params.adam.learning_rate": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
         "muon_params.adam.beta1": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",
         "muon_params.adam.beta2": "ignored in a Muon session: the server does not know `muon_params.adam` and drops it",

@@ -36,7 +36,7 @@ from ..models import (
     RLTrainingOperationStatus,
 )
 from . import _optim
-from ._fields import NON_FINITE, RULES, Body
+from ._fields import DEFAULTS, NON_FINITE, RULES, Body
 from ._rules import Group, Refused, Rule, Sets
 
 __all__ = ["ADAM_DEFAULTS", "MUON_DEFAULTS", "LocalSession", "UnknownOperationError"]
@@ -111,7 +111,9 @@ class LocalSession:
     or ``lm_head`` in the name), Adam handling the rest, and ``muon_scaling`` is ``"original"``
     (``lr * sqrt(max(1, A/B))``) or ``"match_adam"`` (``lr * 0.2 * sqrt(max(A, B))``).
 
-    ``defaults`` override the session defaults. An Adam session takes ``learning_rate``,
+    A setting a step's request leaves out takes the default this revision's document declares
+    for its field (``_fields.DEFAULTS``), else the session default (``ADAM_DEFAULTS``,
+    ``MUON_DEFAULTS``, a clip value of 1.0). ``defaults`` override both. An Adam session takes ``learning_rate``,
     ``beta1``, ``beta2``, ``eps``, ``weight_decay`` and ``grad_clip_norm``; a Muon session takes
     ``learning_rate``, ``momentum``, ``newton_schulz_steps``, ``weight_decay``,
     ``grad_clip_norm``, and ``adam_learning_rate``, ``adam_beta1``, ``adam_beta2``, ``adam_eps``,
@@ -179,6 +181,14 @@ class LocalSession:
         optimizer: Optimizer, given: Mapping[str, float]
     ) -> tuple[dict[str, float], dict[str, float], float]:
         adam, muon, clip = dict(ADAM_DEFAULTS), dict(MUON_DEFAULTS), DEFAULT_CLIP
+        for setting, value in DEFAULTS[optimizer].items():  # what the document declares
+            group, _, name = setting.rpartition(".")
+            if group == "adam":
+                adam[name] = value
+            elif group == "muon":
+                muon[name] = value
+            else:
+                clip = value
         for key, value in given.items():
             table: dict[str, float] | None
             if key == "grad_clip_norm":

@@ -16,6 +16,7 @@ from ._rules import Group, Refused, Rule, Sets
 
 __all__ = [
     "Body",
+    "DEFAULTS",
     "KNOWN_FIELDS",
     "NON_FINITE",
     "OPERATION_ID",
@@ -58,6 +59,13 @@ RULES: dict[str, dict[str, Rule]] = {
     },
 }
 """For each session kind (``"adam"``, ``"muon"``), the rule of every request field by JSON path."""
+
+DEFAULTS: dict[str, dict[str, float]] = {
+    "adam": {},
+    "muon": {},
+}
+"""For each session kind, the defaults this revision's document declares for settings: what a
+step uses where its request leaves the field out, in place of the session defaults."""
 
 NON_FINITE = RLTrainingOperationErrorCode.TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS
 """The error code of a step refused for non-finite gradients."""

@@ -1,0 +1,187 @@
+"""What a test needs to know of a revision, found in its document and in spec/'s data.
+
+Tests never assume the shape of the newest revision (the API's next one will not look like the
+last): a test that needs a field, a header or a status asks here which revisions have it, and
+builds request bodies from the settings it wants (``adam.beta1``), not from field names.
+
+The module's functions answer for the project's own ``spec/``; ``Facts(spec_dir)`` for another
+folder of revisions (a copy with a revision appended).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from conftest import SPEC_DIR
+
+from generator import ir
+from generator.examples import sample
+from generator.fieldroles import ReferenceRules, Refused, Sets, load_field_roles, resolve
+from generator.pymodel import attribute_name
+from generator.revisions import load_index
+from generator.statuses import load_statuses
+
+
+class Facts:
+    """The revisions of one spec folder, and what tests ask of them."""
+
+    def __init__(self, spec_dir: Path) -> None:
+        self.index = load_index(spec_dir)
+        self.roles = load_field_roles(spec_dir)
+        self.statuses_data = load_statuses(spec_dir)
+        self.ids = [revision.id for revision in self.index]
+        self.newest = self.ids[-1]
+        self._rules: dict[str, ReferenceRules] = {}
+
+    def document(self, revision_id: str) -> ir.Document:
+        return self.index.get(revision_id).document
+
+    def served(self, revision_id: str) -> ir.Operation:
+        """The operation the local reference serves (an optimizer step)."""
+        operation = self.document(revision_id).operation(self.roles.operation)
+        assert operation is not None
+        return operation
+
+    def rules(self, revision_id: str) -> ReferenceRules:
+        if revision_id not in self._rules:
+            self._rules[revision_id] = resolve(self.document(revision_id), self.roles)
+        return self._rules[revision_id]
+
+    def path(self, revision_id: str, session: str = "s-1", operation_id: str | None = None) -> str:
+        """The raw path of a step (or of one operation's retrieve) of a session, with the spec
+        server's prefix (``/v1``)."""
+        op = self.served(revision_id)
+        (parameter,) = [p.name for p in op.parameters if p.location == "path"]
+        servers = self.document(revision_id).servers
+        prefix = urlsplit(servers[0]).path.rstrip("/") if servers else ""
+        text = prefix + op.path.replace("{" + parameter + "}", session)
+        return text if operation_id is None else f"{text}/{operation_id}"
+
+    def has_idempotency_key(self, revision_id: str) -> bool:
+        """Whether the served operation declares an ``Idempotency-Key`` header."""
+        return any(
+            p.location == "header" and p.name.lower() == "idempotency-key"
+            for p in self.served(revision_id).parameters
+        )
+
+    def required_headers(self, revision_id: str) -> dict[str, str]:
+        """A value for every header the served operation requires (a new idempotency key each
+        call), by the header's name on the wire."""
+        headers = {}
+        for p in self.served(revision_id).parameters:
+            if p.location == "header" and p.required:
+                if p.name.lower() == "idempotency-key":
+                    headers[p.name] = str(uuid.uuid4())
+                else:
+                    headers[p.name] = str(sample(self.document(revision_id), p.schema))
+        return headers
+
+    def required_arguments(self, revision_id: str) -> dict[str, Any]:
+        """Keyword arguments of the client method for the served operation's required query
+        and header parameters (but the idempotency key, which the client makes)."""
+        doc = self.document(revision_id)
+        return {
+            attribute_name(p.name): sample(doc, p.schema)
+            for p in self.served(revision_id).parameters
+            if p.required
+            and p.location in ("query", "header")
+            and p.name.lower() != "idempotency-key"
+        }
+
+    def required_body(self, revision_id: str) -> dict[str, Any]:
+        """The served operation's required body fields, with sample values."""
+        body = self.served(revision_id).request_body
+        assert body is not None and body.schema is not None
+        result = sample(self.document(revision_id), body.schema)
+        assert isinstance(result, dict)
+        return result
+
+    def field_for(self, revision_id: str, session: str, setting: str) -> str | None:
+        """The JSON path of the field that sets ``setting`` (``adam.beta1``, ``clip``) in a
+        session of this kind: a group's own field before a step-level one; ``None`` where
+        none does."""
+        fields = dict(self.rules(revision_id).sessions)[session]  # type: ignore[index]
+        found = [
+            (rule.fallback, path)
+            for path, rule in fields
+            if isinstance(rule, Sets) and setting in rule.settings
+        ]
+        return min(found)[1] if found else None
+
+    def body(self, revision_id: str, session: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """A request body that sets each of ``settings`` (``{"adam.beta1": 0.8}``) in a session
+        of this kind, with the revision's required fields."""
+        result = self.required_body(revision_id)
+        for setting, value in settings.items():
+            field = self.field_for(revision_id, session, setting)
+            assert field is not None, f"revision {revision_id} has no field for {setting}"
+            put(result, field, value)
+        return result
+
+    def refused_group(self, revision_id: str, session: str) -> tuple[str, str] | None:
+        """A top-level group the reference refuses in a session of this kind (one of the other
+        optimizer), and why; ``None`` where there is none."""
+        fields = dict(self.rules(revision_id).sessions)[session]  # type: ignore[index]
+        return next(
+            ((p, r.problem) for p, r in fields if isinstance(r, Refused) and "." not in p), None
+        )
+
+    def status_values(self, revision_id: str) -> list[str]:
+        """Every value of the status enum of the served operation's answers."""
+        doc = self.document(revision_id)
+        reply = next(r for r in self.served(revision_id).responses if r.status.startswith("2"))
+        model = doc.resolve(reply.schema)  # type: ignore[arg-type]
+        assert isinstance(model, ir.Object)
+        status = model.property("status")
+        assert status is not None
+        enum = doc.resolve(status.schema)
+        assert isinstance(enum, ir.Enum)
+        return [str(v) for v in enum.values]
+
+    def statuses(self, revision_id: str, kind: str) -> list[str]:
+        """The served operation's status values of one kind (``succeeded``, ``failed``, ...)."""
+        return [v for v in self.status_values(revision_id) if self.statuses_data.kind(v) == kind]
+
+    def revisions_with(self, setting: str, session: str = "adam") -> list[str]:
+        """The revisions that have a field for ``setting`` in a session of this kind."""
+        return [r for r in self.ids if self.field_for(r, session, setting) is not None]
+
+
+def put(data: dict[str, Any], path: str, value: Any) -> None:
+    """Set ``value`` at a JSON path (``a.b.c``), making the objects on the way."""
+    *groups, leaf = path.split(".")
+    for group in groups:
+        data = data.setdefault(group, {})
+    data[leaf] = value
+
+
+@cache
+def of(spec_dir: Path) -> Facts:
+    return Facts(spec_dir)
+
+
+PROJECT = of(SPEC_DIR)
+SPEC_DIR = SPEC_DIR
+INDEX = PROJECT.index
+ROLES = PROJECT.roles
+IDS = PROJECT.ids
+NEWEST = PROJECT.newest
+document = PROJECT.document
+served = PROJECT.served
+rules = PROJECT.rules
+path = PROJECT.path
+has_idempotency_key = PROJECT.has_idempotency_key
+required_headers = PROJECT.required_headers
+required_arguments = PROJECT.required_arguments
+required_body = PROJECT.required_body
+field_for = PROJECT.field_for
+body = PROJECT.body
+refused_group = PROJECT.refused_group
+status_values = PROJECT.status_values
+statuses = PROJECT.statuses
+revisions_with = PROJECT.revisions_with
