@@ -7,7 +7,9 @@ it, so that no resolver reaches for a multi-GB CUDA build.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import nox
@@ -18,6 +20,9 @@ nox.options.sessions = ["tests"]
 
 TORCH = "torch==2.13.0"
 GENERATED = Path("generated")
+RUNTIME = "./runtime"
+"""The runtime distribution every revision package depends on (installed editable beside the
+generator, which uses its own checkout's runtime in any case)."""
 
 
 def _packages() -> list[Path]:
@@ -43,8 +48,46 @@ def check(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """Run the test suite (pass pytest arguments after ``--``)."""
     session.install(TORCH)
-    session.install("-e", ".[test]")
+    session.install("-e", RUNTIME, "-e", ".[test]")
     session.run("pytest", *session.posargs)
+
+
+PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
+"""The Pythons the runtime and the revision packages support (the generator runs on 3.11)."""
+
+
+def _pyenv_interpreters() -> None:
+    """Where pyenv manages the interpreters, let its shims find every installed one of
+    ``PYTHONS`` (they find only the selected version otherwise)."""
+    if not shutil.which("pyenv"):
+        return
+    installed = subprocess.run(
+        ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
+    ).stdout.split()
+    chosen = [v for v in installed if any(v == p or v.startswith(p + ".") for p in PYTHONS)]
+    selected = os.environ.get("PYENV_VERSION", "").split(":")
+    versions = [v for v in dict.fromkeys([*selected, *chosen]) if v]
+    if versions:
+        os.environ["PYENV_VERSION"] = ":".join(versions)
+
+
+_pyenv_interpreters()
+
+
+@nox.session(python=PYTHONS)
+def pythons(session: nox.Session) -> None:
+    """The runtime's tests (the client core, the models' base, the errors) and a smoke test of
+    every generated package, on each Python the packages support. The local reference's torch
+    tests stay on 3.11, the Python torch==2.13.0 is installed for here."""
+    session.install(RUNTIME, "pytest>=8,<10")
+    session.run(
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "runtime/tests",
+        "tests/test_any_python.py",
+        *session.posargs,
+    )
 
 
 @nox.session(name="next-revision")
@@ -54,7 +97,7 @@ def next_revision(session: nox.Session) -> None:
     status, a changed default and description), generate, and run the whole test suite there
     (pytest arguments after ``--``)."""
     session.install(TORCH)
-    session.install("-e", ".[test]")
+    session.install("-e", RUNTIME, "-e", ".[test]")
     session.run(
         "python", "tests/nextrevision.py", "--into", session.create_tmp(), "--", *session.posargs
     )
@@ -62,12 +105,16 @@ def next_revision(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """black --check on the generator, the runtime files and the generated code; mypy --strict on
-    the generator and on each generated package."""
+    """black --check on the generator, the runtime and the generated code; mypy --strict on the
+    generator, the runtime and each generated package."""
     session.install(TORCH)
-    session.install("-e", ".[test]")
-    session.run("black", "--check", "generator", "templates", "tests", "benchmarks", "noxfile.py")
+    session.install("-e", RUNTIME, "-e", ".[test]")
+    session.run(
+        "black", "--check", "generator", "runtime", "templates", "tests", "benchmarks", "noxfile.py"
+    )
     session.run("mypy", "--strict", "generator")
+    with session.chdir("runtime"):
+        session.run("mypy", "--strict", "together_rl_runtime")
     # The generated code is checked with the options it is rendered with, not the project's
     # configuration (which leaves generated/ out of the project's own formatting).
     session.run(
@@ -81,11 +128,19 @@ def lint(session: nox.Session) -> None:
         "py311",
         str(GENERATED),
     )
-    # one cache for every package (their runtime files are the same), outside generated/
+    # one cache for every package, outside generated/; the packages see this checkout's runtime
     cache = (Path(session.create_tmp()) / "mypy").resolve()
+    runtime = str(Path(RUNTIME).resolve())
     for package in _packages():
         with session.chdir(package):
-            session.run("mypy", "--strict", "--cache-dir", str(cache), "together_rl")
+            session.run(
+                "mypy",
+                "--strict",
+                "--cache-dir",
+                str(cache),
+                "together_rl",
+                env={"MYPYPATH": runtime},
+            )
 
 
 # The peers of the benchmarks, pinned so that runs compare like with like.
@@ -101,14 +156,15 @@ BENCH_PEERS = (
 def bench(session: nox.Session) -> None:
     """Benchmarks against the peers, side by side; writes benchmarks/RESULTS.md (``-- PART``)."""
     session.install(TORCH)
-    session.install("-e", ".[test]", *BENCH_PEERS)
+    session.install("-e", RUNTIME, "-e", ".[test]", *BENCH_PEERS)
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """Build the sdist and wheel of every generated package into dist/, reproducibly (the same
-    bytes on every run, with the pinned setuptools); check them with twine."""
+    """Build the sdist and wheel of the runtime and of every generated package into dist/,
+    reproducibly (the same bytes on every run, with the pinned setuptools); check them with
+    twine."""
     session.install("-e", ".[release]")
     shutil.rmtree("dist", ignore_errors=True)
     session.run("python", "-m", "generator", "build", "--out", "dist")

@@ -2,10 +2,12 @@
 
 Building the same package tree twice gives byte-identical artifacts, wherever the tree sits:
 
-- every timestamp is the package's revision date (``SPEC_DATE`` in ``together_rl/_revision.py``,
-  which the generator writes from ``spec/revisions.yaml``) at 00:00 UTC, or 1980-01-01 00:00 UTC
-  (the earliest time a zip entry can hold) where that date is unknown; it is passed to the build
-  backend as ``SOURCE_DATE_EPOCH``, which setuptools' wheel writer honours;
+- every timestamp is the package's date at 00:00 UTC: a revision's package its revision's date
+  (``SPEC_DATE`` in ``together_rl/_revision.py``, which the generator writes from
+  ``spec/revisions.yaml``), the runtime the date of its release (``RELEASE_DATE`` in
+  ``together_rl_runtime/_version.py``), or 1980-01-01 00:00 UTC (the earliest time a zip entry
+  can hold) where the date is unknown; it is passed to the build backend as
+  ``SOURCE_DATE_EPOCH``, which setuptools' wheel writer honours;
 - the build runs from a scratch copy whose files are 0644 and folders 0755, all dated so, under
   umask 022 (the modes of the files the backend writes itself);
 - setuptools writes the sdist with the files' owners and times and a gzip header holding the
@@ -39,7 +41,9 @@ from .errors import GeneratorError
 UNKNOWN_DATE_EPOCH = 315532800
 """1980-01-01T00:00:00Z: the timestamp of packages whose revision date is unknown."""
 
-REVISION_MODULE = Path("together_rl", "_revision.py")
+DATED = (("_revision.py", "SPEC_DATE"), ("_version.py", "RELEASE_DATE"))
+"""Where a package says its date: a revision's package the revision's date, the runtime the
+date of its release."""
 
 
 class BuildError(GeneratorError):
@@ -75,12 +79,21 @@ def build_packages(packages: Iterable[Path], out: Path, *, wheel_only: bool = Fa
 
 def source_date_epoch(package: Path) -> int:
     """The timestamp of every file in ``package``'s artifacts, in seconds since 1970 (UTC)."""
-    found = sorted(package.glob(f"*/{REVISION_MODULE.name}"))
-    module = found[0] if found else package / REVISION_MODULE
+    for module_name, constant in DATED:
+        found = sorted(package.glob(f"*/{module_name}"))
+        if found:
+            return _date_epoch(found[0], constant)
+    raise BuildError(
+        f"{package}: no {' or '.join(m for m, _ in DATED)} says the date of the package"
+    )
+
+
+def _date_epoch(module: Path, constant: str) -> int:
+    """``constant`` of ``module`` (an ISO date string, or None for unknown) as a timestamp."""
     try:
         tree = ast.parse(module.read_text(encoding="utf-8"), filename=str(module))
     except (OSError, SyntaxError, UnicodeDecodeError) as exc:
-        raise BuildError(f"{module}: cannot read the revision date: {exc}") from None
+        raise BuildError(f"{module}: cannot read the date: {exc}") from None
     for statement in tree.body:
         if isinstance(statement, ast.Assign):
             targets = statement.targets
@@ -88,7 +101,7 @@ def source_date_epoch(package: Path) -> int:
             targets = [statement.target]
         else:
             continue
-        if not any(isinstance(target, ast.Name) and target.id == "SPEC_DATE" for target in targets):
+        if not any(isinstance(target, ast.Name) and target.id == constant for target in targets):
             continue
         if not isinstance(statement.value, ast.Constant):
             break
@@ -102,7 +115,7 @@ def source_date_epoch(package: Path) -> int:
                 break
             return max(calendar.timegm(date.timetuple()), UNKNOWN_DATE_EPOCH)
         break
-    raise BuildError(f"{module}: expected SPEC_DATE = an ISO date string or None")
+    raise BuildError(f"{module}: expected {constant} = an ISO date string or None")
 
 
 def normalise_tree(root: Path, epoch: int) -> None:

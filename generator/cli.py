@@ -22,6 +22,7 @@ from .errors import GeneratorError
 from .ir import Document
 from .loader import load_yaml
 from .parser import parse_file
+from .releases import load_releases
 from .revisions import load_index
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     build = commands.add_parser(
-        "build", help="build the sdist and wheel of every generated package"
+        "build", help="build the sdist and wheel of the runtime and of every generated package"
     )
     build.add_argument(
         "--out", type=Path, default=Path("dist"), help="where the artifacts go (default: dist)"
@@ -193,6 +194,36 @@ def _parser() -> argparse.ArgumentParser:
         help="the generated packages (default: generated)",
     )
     build.set_defaults(run=_build)
+
+    release = commands.add_parser(
+        "release",
+        help="record packages as released (frozen), before publishing them",
+        description="Record in spec/releases.yaml the sha256 of every file of the packages of "
+        "the given revisions (none: every revision whose version is not recorded yet) and of "
+        "the runtime's version where it is not recorded yet. generate and check then refuse "
+        "any change that would alter them. generated/ must be what generate renders.",
+    )
+    release.add_argument("revisions", nargs="*", metavar="ID", help="the revisions to release")
+    release.add_argument(
+        "--no-runtime",
+        dest="runtime",
+        action="store_false",
+        help="do not record the runtime's version",
+    )
+    release.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help="the generated packages (default: generated)"
+    )
+    release.set_defaults(run=_release)
+
+    post = commands.add_parser(
+        "post-release",
+        help="render a released revision's package again, as a post-release (X.Y.Z.postN)",
+        description="For a change that must reach a released revision's package itself (not "
+        "the runtime): its package is rendered again at the next post-release version; "
+        "generate, review, then release it.",
+    )
+    post.add_argument("revision_id", metavar="ID", help="the released revision")
+    post.set_defaults(run=_post_release)
 
     publish = commands.add_parser(
         "publish",
@@ -353,7 +384,8 @@ def _generate(args: argparse.Namespace) -> int:
 
     write_tree(rendering.files, out, only=args.revisions, verify=verify)
     if args.readme.is_file():
-        if readme.update(args.readme, package_versions(index)):
+        posts = load_releases(index.spec_dir).post_releases
+        if readme.update(args.readme, package_versions(index), posts):
             print(f"updated the revision table in {args.readme}")
         if compat.write_compatibility(index, args.readme.parent):
             print(f"updated {args.readme.parent / compat.COMPATIBILITY_FILE}")
@@ -448,8 +480,9 @@ def _check(args: argparse.Namespace) -> int:
     differences = list(tree_differences(expected, read_tree(args.out), label=str(args.out)))
     if args.readme.is_file():
         text = args.readme.read_text(encoding="utf-8")
+        posts = load_releases(index.spec_dir).post_releases
         wanted = readme.with_table(
-            text, readme.revision_table(package_versions(index)), source=str(args.readme)
+            text, readme.revision_table(package_versions(index), posts), source=str(args.readme)
         )
         differences += tree_differences(
             {args.readme.name: wanted.encode()}, {args.readme.name: text.encode()}, label="."
@@ -473,14 +506,39 @@ def _check(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from .build import build_packages
+    from .runtime import RUNTIME_DIR
 
     packages = sorted(p for p in args.generated.iterdir() if (p / "pyproject.toml").is_file())
     if not packages:
         raise GeneratorError(
             f"no generated packages in {args.generated}; run `python -m generator generate`"
         )
-    for artifact in build_packages(packages, args.out):
+    for artifact in build_packages([RUNTIME_DIR, *packages], args.out):
         print(artifact)
+    return 0
+
+
+def _release(args: argparse.Namespace) -> int:
+    from .releasing import release
+
+    recorded = release(args.spec_dir, args.out, args.revisions, include_runtime=args.runtime)
+    for entry in recorded:
+        what = f" (revision {entry.revision})" if entry.revision else ""
+        print(f"released {entry.distribution} {entry.version}{what}: {len(entry.files)} files")
+    if not recorded:
+        print("nothing to release: every version is recorded already")
+    return 0
+
+
+def _post_release(args: argparse.Namespace) -> int:
+    from .releasing import post_release
+
+    version = post_release(args.spec_dir, args.revision_id)
+    print(
+        f"revision {args.revision_id}'s package is now rendered as together-rl {version}: run "
+        "`python -m generator generate`, review the change, then `python -m generator release "
+        f"{args.revision_id}`"
+    )
     return 0
 
 

@@ -37,18 +37,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from . import ir
+from together_rl_runtime.settings import SESSION_DEFAULTS, Group, NoEffect, Refused, Rule, Sets
+
 from .fieldroles import (
     NOT_IMPLEMENTED,
-    SESSION_DEFAULTS,
     Default,
     FieldRoles,
-    Group,
-    NoEffect,
     ReferenceRules,
-    Refused,
-    Rule,
     Session,
-    Sets,
     load_field_roles,
     resolve,
 )

@@ -13,7 +13,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
+
+from together_rl_runtime.settings import (
+    GROUP_ROLES,
+    NO_EFFECT_ROLE,
+    OPTIMIZERS,
+    SESSION_DEFAULTS,
+    SETTING_RANGES,
+    SETTINGS,
+    TOP_LEVEL_ROLES,
+    Group,
+    NoEffect,
+    Refused,
+    Rule,
+    Sets,
+)
 
 from . import ir
 from .english import article
@@ -24,71 +39,12 @@ from .pointer import join
 ROLES_FILE = "reference-fields.yaml"
 
 Session: TypeAlias = Literal["adam", "muon"]
-SESSIONS: tuple[Session, ...] = ("adam", "muon")
-
-# Which settings each optimizer's group may override.
-_SETTINGS: dict[str, frozenset[str]] = {
-    "adam": frozenset({"learning_rate", "weight_decay", "clip", "beta1", "beta2", "eps"}),
-    "muon": frozenset({"learning_rate", "weight_decay", "clip", "momentum", "newton_schulz_steps"}),
-}
-# Group roles: the optimizer whose settings the group holds, and where the group may appear.
-_GROUPS: dict[str, tuple[str, str | None]] = {
-    "adam": ("adam", None),
-    "muon": ("muon", None),
-    "muon.adam": ("adam", "muon"),
-}
-_TOP_LEVEL = frozenset({"step.learning_rate", "step.clip"})
-NO_EFFECT_ROLE = "none"
-
-
-@dataclass(frozen=True)
-class Range:
-    """The values a setting takes: from ``low`` (``None``: unbounded) to ``high``, each end
-    included unless it is open."""
-
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-
-    def problem(self, value: float) -> str | None:
-        """Why ``value`` is outside the range (``"must be >= 0"``), or ``None``."""
-        low_ok = self.low is None or (value > self.low if self.low_open else value >= self.low)
-        high_ok = self.high is None or (value < self.high if self.high_open else value <= self.high)
-        if low_ok and high_ok:
-            return None
-        if self.high is None:
-            return f"must be {'>' if self.low_open else '>='} {self.low:g}"
-        left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
-        return f"must be in {left}{self.low:g}, {self.high:g}{right}"
-
-
-SETTING_RANGES: dict[str, Range] = {
-    "learning_rate": Range(0),
-    "beta1": Range(0, 1, high_open=True),
-    "beta2": Range(0, 1, high_open=True),
-    "eps": Range(0, low_open=True),
-    "weight_decay": Range(0),
-    "clip": Range(0),
-    "momentum": Range(0, 1, high_open=True),
-    "newton_schulz_steps": Range(1, 100),
-}
-"""The range of every setting (../shared/reference-semantics.md, "One step", 1.)."""
-
-SESSION_DEFAULTS: dict[str, float] = {
-    "adam.learning_rate": 1e-4,
-    "adam.beta1": 0.9,
-    "adam.beta2": 0.95,
-    "adam.eps": 1e-8,
-    "adam.weight_decay": 0.0,
-    "muon.learning_rate": 0.02,
-    "muon.momentum": 0.95,
-    "muon.newton_schulz_steps": 5,
-    "muon.weight_decay": 0.0,
-    "clip": 1.0,
-}
-"""The session defaults of every setting (../shared/reference-semantics.md, "Session
-defaults"): what a step uses where neither its request nor the revision's document says."""
+SESSIONS: tuple[Session, ...] = OPTIMIZERS
+# What groups may set, the roles, the ranges and the session defaults are the runtime's (one
+# source: together_rl_runtime.settings).
+_SETTINGS = SETTINGS
+_GROUPS = GROUP_ROLES
+_TOP_LEVEL = TOP_LEVEL_ROLES
 
 NOT_IMPLEMENTED = "the local reference does not implement this field yet"
 MUON_IN_ADAM = "Muon overrides in an Adam session"
@@ -159,7 +115,7 @@ def _entry(node: Any, pointer: str, group: str | None, source: str) -> Entry:
         if extra:
             raise fail(f"unknown key {extra[0]!r} (a group entry has `role` and `fields`)")
         role = node.get("role")
-        if role not in _GROUPS:
+        if not isinstance(role, str) or role not in _GROUPS:
             raise fail(f"a group's role is one of {', '.join(_GROUPS)}, got {role!r}")
         parent = _GROUPS[role][1]
         if group != parent:
@@ -191,44 +147,6 @@ def _entry(node: Any, pointer: str, group: str | None, source: str) -> Entry:
 
 
 # -- rules for one revision and session kind -------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Group:
-    """An object of overrides: its fields have rules of their own."""
-
-    kind: ClassVar[str] = "Group"
-
-
-@dataclass(frozen=True)
-class Sets:
-    """The value overrides these settings (``adam.beta1``, ``muon.momentum``, ``clip``) for the
-    step. A ``fallback`` (step-level) value yields to a group's own; values of the same standing
-    for one setting must agree."""
-
-    kind: ClassVar[str] = "Sets"
-
-    settings: tuple[str, ...]
-    fallback: bool = False
-
-
-@dataclass(frozen=True)
-class Refused:
-    """Setting the field fails the step with INVALID_INPUT, for this reason."""
-
-    kind: ClassVar[str] = "Refused"
-
-    problem: str
-
-
-@dataclass(frozen=True)
-class NoEffect:
-    """The field is checked against its schema and has no local effect."""
-
-    kind: ClassVar[str] = "NoEffect"
-
-
-Rule: TypeAlias = Group | Sets | Refused | NoEffect
 
 
 @dataclass(frozen=True)
@@ -276,9 +194,8 @@ class ReferenceRules:
 
     @property
     def imports(self) -> list[str]:
-        """What the rendered module imports from the rules module: the kinds of rule it uses,
-        and the ``Rule`` type."""
-        return sorted({rule.kind for _, rules in self.sessions for _, rule in rules} | {"Rule"})
+        """What the rendered module imports of the rules: the kinds of rule it uses."""
+        return sorted({type(rule).__name__ for _, rules in self.sessions for _, rule in rules})
 
 
 def resolve(doc: ir.Document, roles: FieldRoles) -> ReferenceRules:

@@ -216,6 +216,10 @@ def publish(
         raise PublishError(
             f"refusing to change published versions on {index.url}; nothing was uploaded:\n"
             + "\n".join(f"  {problem}" for problem in problems)
+            + "\nA published version never changes: build those versions from the tree they "
+            "were released from (spec/releases.yaml records it; `python -m generator check` "
+            "says what differs), and ship a change as a runtime release, or as a post-release "
+            "of the revision (`python -m generator post-release ID`)"
         )
     uploads: list[Artifact] = []
     already_there: list[Release] = []
@@ -239,6 +243,10 @@ def publish(
     return PublishResult(tuple(uploads), tuple(already_there))
 
 
+ANONYMOUS = "__anonymous__"
+"""The user name sent where the environment gives no credentials."""
+
+
 def upload(artifacts: Iterable[Artifact], repository_url: str) -> None:
     """Upload with twine, which takes the credentials from the environment."""
     if importlib.util.find_spec("twine") is None:
@@ -257,6 +265,10 @@ def upload(artifacts: Iterable[Artifact], repository_url: str) -> None:
         *(str(artifact.path) for artifact in artifacts),
     ]
     environment = {**os.environ, "NO_COLOR": "1"}
+    if "TWINE_USERNAME" not in environment and "TWINE_PASSWORD" not in environment:
+        # an index that needs no credentials still gets a user name from twine; one that needs
+        # them refuses these, and the error says to set them
+        environment.update(TWINE_USERNAME=ANONYMOUS, TWINE_PASSWORD="")
     result = subprocess.run(
         command, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=environment
     )
@@ -264,10 +276,13 @@ def upload(artifacts: Iterable[Artifact], repository_url: str) -> None:
         output = _ANSI_CODES.sub("", result.stdout + result.stderr)
         output = "\n".join(line.rstrip() for line in output.strip().splitlines())
         output = _redact(output)[-2000:]
+        hint = ""
+        if environment.get("TWINE_USERNAME") == ANONYMOUS and re.search(r"\b40[13]\b", output):
+            hint = " (the index wants credentials: set TWINE_USERNAME and TWINE_PASSWORD)"
         raise PublishError(
-            f"twine could not upload to {repository_url} (exit status {result.returncode}); "
-            "files uploaded before the failure stay there, and publishing again uploads the "
-            f"rest:\n{output}"
+            f"twine could not upload to {repository_url} (exit status {result.returncode})"
+            f"{hint}; files uploaded before the failure stay there, and publishing again uploads "
+            f"the rest:\n{output}"
         )
 
 

@@ -21,6 +21,7 @@ from .pymodel import (
     constraints_of,
     operation_name,
 )
+from .runtime import interface
 from .statuses import STATUSES_PATH, Kind, StatusKinds, by_name
 
 IDEMPOTENCY_HEADER = "idempotency-key"
@@ -201,7 +202,7 @@ class PyOperation:
         """The path as a Python f-string, each path parameter checked and escaped."""
         expression = self.path
         for p in self.path_parameters:
-            call = f"_path_parameter({p.name}, {_quoted(p.key)}, {p.type.writer})"
+            call = f"path_parameter({p.name}, {_quoted(p.key)}, {p.type.writer})"
             expression = expression.replace("{" + p.name + "}", "{" + call + "}")
         return f'f"{expression}"' if self.path_parameters else f'"{expression}"'
 
@@ -384,12 +385,44 @@ class PyClient:
         return text
 
     @property
-    def helpers(self) -> list[str]:
-        """What the client module imports from ``_model``: what its own code uses, ``Unset``
-        where a body field may be left out, and what the parameters' checks use (sorted)."""
-        optional = any(not f.required for op in self.operations for f in op.body_fields)
-        checks = sorted(frozenset().union(*(op.helpers for op in self.operations)))
-        return ["UNSET", "Model", *(["Unset"] if optional else []), *checks]
+    def runtime_imports(self) -> list[str]:
+        """What the client module imports from the runtime: the client bases, and the helpers
+        and checks its methods use (sorted: constants, classes, functions)."""
+        ops = self.operations
+        used = {"AsyncAPIClient", "ClientSpec", "SyncAPIClient"}
+        used |= frozenset().union(*(op.helpers for op in ops))
+        if any(not f.required for op in ops for f in op.body_fields):
+            used |= {"UNSET", "Unset"}
+        wanted = {
+            "wire": any(op.body_model for op in ops),
+            "form": any(op.body is not None and op.body.kind == "form" for op in ops),
+            "parameter": any(not p.idempotency_key for op in ops for p in op.keyword_parameters),
+            "idempotency_key_of": any(op.idempotency_key for op in ops),
+            "path_parameter": any(op.path_parameters for op in ops),
+            "status_error": any(op.response.kind in ("bytes", "text", "none") for op in ops),
+            "rejecting_removed_fields": any(op.removed_fields for op in ops),
+            "ServerSentEvent": self.streams,
+        }
+        used |= {name for name, needed in wanted.items() if needed}
+        return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
+
+    @property
+    def annotations(self) -> str:
+        """Every annotation the client's methods write, joined (to find what they name)."""
+        texts = [
+            op.response.annotation(is_async) for op in self.operations for is_async in (False, True)
+        ]
+        for op in self.operations:
+            texts += [f.annotation for f in op.body_fields]
+            texts += [p.annotation for p in op.path_parameters + op.keyword_parameters]
+            if op.body is not None and op.body.model is None:
+                texts.append(op.body.annotation)
+        return " ".join(texts)
+
+    def names(self, *candidates: str) -> list[str]:
+        """Those of ``candidates`` that the methods' annotations name."""
+        found = set(re.findall(r"\w+", self.annotations))
+        return [name for name in candidates if name in found]
 
     @property
     def rejects_removed_fields(self) -> bool:
@@ -633,7 +666,8 @@ def _error_model(op: ir.Operation, module: PyModule) -> str | None:
     return None
 
 
-_LOCALS = frozenset({"self"})
+# Names an argument may not take: ``self``, and the runtime's functions the methods call.
+_LOCALS = frozenset({"self"} | {name for name in interface() if name[0].islower()})
 
 
 def _check_names(op: ir.Operation, method: PyOperation) -> None:

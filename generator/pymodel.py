@@ -18,6 +18,7 @@ from . import ir
 from .errors import SpecError, UnsupportedConstructError
 from .parser import is_json, media_essence
 from .pointer import join
+from .runtime import interface
 from .revisions import Revision
 
 _PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -299,6 +300,8 @@ class PyModule:
     def helpers(self) -> list[str]:
         """What ``models.py`` imports from ``_model``: only what it uses, constants first."""
         used = {"Model"} if self.models else set()
+        if any(e.base == "StrEnum" for e in self.enums):
+            used.add("StrEnum")
         for model in self.models:
             if model.fields:
                 used.add("put")
@@ -339,19 +342,14 @@ class PyModule:
 
 
 # Module-level names of the generated modules that a class of the same name would shadow: what
-# models.py and _client.py import or define, and the typing names their annotations use.
-RESERVED_CLASSES = frozenset(
-    {
-        "Any", "AsyncClient", "Callable", "ClassVar", "Client", "Final", "IO", "Iterator",
-        "Literal", "Mapping", "Model", "Sequence", "TypeVar", "UNSET", "Unset", "M", "E", "T", "F",
-        "APIConnectionError", "APIError", "APIResponseValidationError", "APIStatusError",
-        "APITimeoutError", "AuthenticationError", "BadRequestError", "ConfigurationError",
-        "ConflictError", "IdempotencyKeyReusedError", "InternalServerError", "NotFoundError",
-        "OperationFailedError", "OperationTimeoutError", "PermissionDeniedError",
-        "RateLimitError", "RevisionMismatchError", "ServerSentEvent", "UnknownOperationError",
-        "UnprocessableEntityError", "ValidationError",
-    }
-)  # fmt: skip
+# they import from the runtime (its interface, one source: together_rl_runtime.__all__), the
+# clients they define, and the typing names their annotations use.
+RESERVED_CLASSES = (
+    frozenset(interface())
+    | {"AsyncClient", "Client"}
+    | {"Any", "AsyncIterator", "Callable", "ClassVar", "Final", "IO", "Iterator", "Literal"}
+    | {"Mapping", "Sequence", "TypeAlias", "TypeVar"}
+)
 # Attribute names a field of a model would shadow: the model's own members, what its class body
 # uses after the fields, and the builtins its annotations name.
 RESERVED_ATTRIBUTES = frozenset(
@@ -447,7 +445,13 @@ def other_revision_notes(
     notes = []
     for key in sorted(set().union(*present[:position]) - present[position]):
         last = max(i for i in range(position) if key in present[i])
-        notes.append((key, f"was removed in revision {revisions[last + 1].label}"))
+        notes.append(
+            (
+                key,
+                f"was removed in revision {revisions[last + 1].label} (this package implements "
+                f"revision {revisions[position].id})",
+            )
+        )
     return tuple(notes)
 
 

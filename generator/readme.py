@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .errors import GeneratorError
-from .versions import VersionedChanges
+from .versions import VersionedChanges, own_versions
 
 START = "<!-- revisions: start (written by `python -m generator generate`) -->"
 END = "<!-- revisions: end -->"
 
 
-def revision_table(versions: Sequence[VersionedChanges]) -> str:
-    """A markdown table: each revision, its package version, date and changes."""
+def revision_table(
+    versions: Sequence[VersionedChanges], posts: Mapping[str, int] | None = None
+) -> str:
+    """A markdown table: each revision, its package version (a post-release where ``posts``
+    numbers one), date and changes."""
     lines = ["| revision | `together-rl` | date | changes (both operations) |", "|---|---|---|---|"]
-    for entry in versions:
+    for entry, version in zip(versions, own_versions(versions, posts or {})):
         date = entry.revision.date.isoformat() if entry.revision.date else "unknown"
         changes = "first known revision" if entry.first else entry.counted or "none"
-        lines.append(f"| `{entry.revision.id}` | {entry.version} | {date} | {changes} |")
+        lines.append(f"| `{entry.revision.id}` | {version} | {date} | {changes} |")
     return "\n".join(lines)
 
 
@@ -30,10 +33,12 @@ def with_table(text: str, table: str, *, source: str) -> str:
     return text[: start + len(START)] + "\n" + table + "\n" + text[end:]
 
 
-def update(path: Path, versions: Sequence[VersionedChanges]) -> bool:
+def update(
+    path: Path, versions: Sequence[VersionedChanges], posts: Mapping[str, int] | None = None
+) -> bool:
     """Rewrite the table in the README at ``path``; return whether it changed."""
     text = path.read_text(encoding="utf-8")
-    new = with_table(text, revision_table(versions), source=str(path))
+    new = with_table(text, revision_table(versions, posts), source=str(path))
     if new != text:
         path.write_text(new, encoding="utf-8")
     return new != text

@@ -1,5 +1,6 @@
-"""The view the local reference's templates render: the field rules of one revision, the error
-code of a refused non-finite step, the request fields the server knows, and the paths it serves."""
+"""The view the local reference's templates render: the field rules of one revision, the models
+and values of its answers (statuses, error codes), the request fields the server knows, and the
+paths it serves."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from together_rl_runtime.settings import SESSION_DEFAULTS
+
 from . import ir
 from .errors import SpecError
-from .fieldroles import SESSION_DEFAULTS, Default, FieldRoles, ReferenceRules, resolve
-from .pymodel import class_name, member_name
+from .fieldroles import Default, FieldRoles, ReferenceRules, resolve
+from .pyclient import PyWaiter
+from .pymodel import PyModule, class_name, member_name
 
 
 @dataclass(frozen=True)
@@ -26,12 +30,39 @@ class Routes:
 
 
 @dataclass(frozen=True)
+class Answers:
+    """The models of the served operation's answers, and the values the reference answers with,
+    each as the expression the rendered module writes."""
+
+    operation: str
+    """The operation model (``id``, ``status``, ``output``, ``error``)."""
+    result: str
+    """The model of its ``output``."""
+    error: str
+    """The model of its ``error``."""
+    succeeded: str
+    failed: str
+    """Status members (``RLTrainingOperationStatus.X``), from the status data."""
+    invalid_input: str
+    internal_error: str
+    non_finite: str
+    """Error-code members: a refused request, a failure inside the reference, non-finite
+    gradients (NON_FINITE_LOSS where the revision has it, else INTERNAL_ERROR)."""
+
+    @property
+    def classes(self) -> list[str]:
+        """The classes the expressions name, sorted."""
+        names = {self.operation, self.result, self.error}
+        for value in (self.succeeded, self.failed, self.invalid_input, self.non_finite):
+            names.add(value.partition(".")[0])
+        return sorted(names)
+
+
+@dataclass(frozen=True)
 class ReferenceView:
     rules: ReferenceRules
     body_model: str
-    non_finite_code: str
-    """The error-code member for non-finite gradients: NON_FINITE_LOSS where the revision has it,
-    else INTERNAL_ERROR."""
+    answers: Answers
     known_fields: dict[str, Any]
     """The body's field names as a tree (``None`` leaves), for ignoring unknown fields."""
     routes: Routes
@@ -73,22 +104,65 @@ class ReferenceView:
 
 
 def reference_view(
-    doc: ir.Document, roles: FieldRoles, retrieve_path: str, id_parameter: str
+    doc: ir.Document, roles: FieldRoles, module: PyModule, waiter: PyWaiter
 ) -> ReferenceView:
-    """The reference of ``doc``: it serves ``roles.operation`` and reads operations back at
-    ``retrieve_path``, whose path parameter ``id_parameter`` takes the operation's id."""
+    """The reference of ``doc``: it serves ``roles.operation``, and reads operations back as
+    ``waiter`` polls them."""
     rules = resolve(doc, roles)
     return ReferenceView(
         rules=rules,
         body_model=class_name(rules.body.name),
-        non_finite_code=_non_finite_code(doc, rules.operation),
+        answers=_answers(doc, module, waiter, rules.operation),
         known_fields=_tree(doc, rules.body),
         routes=Routes(
             _path_pattern(rules.operation.path),
-            _path_pattern(retrieve_path),
-            id_parameter,
+            _path_pattern(waiter.retrieve.path),
+            waiter.id_parameter,
             _session_parameter(rules.operation),
         ),
+    )
+
+
+def _answers(
+    doc: ir.Document, module: PyModule, waiter: PyWaiter, operation: ir.Operation
+) -> Answers:
+    """The answer models of the operation the waiter polls, and the values of its answers."""
+
+    def fail(problem: str) -> SpecError:
+        return SpecError(operation.pointer, f"the local reference needs {problem}")
+
+    model = module.model(waiter.model)
+    fields = {f.key: f for f in model.fields}
+    result, error = fields.get("output"), fields.get("error")
+    if result is None or result.model is None or error is None or error.model is None:
+        raise fail("an operation model with an `output` and an `error` object")
+    code = next((f for f in module.model(error.model).fields if f.key == "code"), None)
+    if code is None or code.type.kind != "enum" or code.type.name is None:
+        raise fail("an error model with an enum `code`")
+    values = [str(v) for _, v in module.enum(code.type.name).members]
+
+    def code_of(*suffixes: str) -> str:
+        for suffix in suffixes:
+            found = next((v for v in values if v.endswith(suffix)), None)
+            if found is not None:
+                return f"{code.type.name}.{member_name(found)}"
+        raise fail(f"an error code ending in {suffixes[0]}")
+
+    def status_of(kind: str) -> str:
+        members = waiter.members(kind)  # type: ignore[arg-type]
+        if not members:
+            raise fail(f"a status that means `{kind}` in the status data")
+        return f"{waiter.status_enum}.{members[0]}"
+
+    return Answers(
+        operation=waiter.model,
+        result=result.model,
+        error=error.model,
+        succeeded=status_of("succeeded"),
+        failed=status_of("failed"),
+        invalid_input=code_of("_INVALID_INPUT"),
+        internal_error=code_of("_INTERNAL_ERROR"),
+        non_finite=code_of("_NON_FINITE_LOSS", "_INTERNAL_ERROR"),
     )
 
 
@@ -101,25 +175,6 @@ def _session_parameter(operation: ir.Operation) -> str:
             "the local reference serves an operation with one path parameter (the session)",
         )
     return names[0]
-
-
-def _non_finite_code(doc: ir.Document, operation: ir.Operation) -> str:
-    """The error code enum's member for a step refused for non-finite gradients."""
-    values = [
-        str(value)
-        for schema in doc.schemas.values()
-        if isinstance(schema, ir.Enum)
-        for value in schema.values
-        if str(value).endswith(("_NON_FINITE_LOSS", "_INTERNAL_ERROR"))
-    ]
-    code = next((v for v in values if v.endswith("_NON_FINITE_LOSS")), None)
-    code = code or next((v for v in values if v.endswith("_INTERNAL_ERROR")), None)
-    if code is None:
-        raise SpecError(
-            operation.pointer,
-            "the local reference needs an error code ending in _NON_FINITE_LOSS or _INTERNAL_ERROR",
-        )
-    return member_name(code)
 
 
 def _tree(doc: ir.Document, schema: ir.Schema, seen: frozenset[str] = frozenset()) -> Any:

@@ -20,20 +20,30 @@ from typing import Any
 
 import jinja2
 
-from . import changelog, compat, ir
+from . import changelog, compat, ir, runtime
 from .docpage import operation_page
 from .errors import GeneratorError, SpecError
 from .examples import sample
-from .fieldroles import SESSION_DEFAULTS, FieldRoles, load_field_roles
+from together_rl_runtime.settings import SESSION_DEFAULTS, Sets
+
+from .fieldroles import FieldRoles, load_field_roles
 from .formatting import FormatCache, format_long_lines, format_sources
 from .pyclient import PyClient, build_client
 from .pymodel import PyModule, build_module, class_name
 from .pyparts import split_models
 from .reference import ReferenceView, reference_view
+from .releases import (
+    REVISION_DISTRIBUTION,
+    Releases,
+    ReleasesError,
+    differences,
+    frozen_error,
+    load_releases,
+)
 from .revisions import Revision, RevisionIndex
 from .statuses import STATUSES_PATH, StatusKinds, load_statuses, unclassified
 from .templating import environment, pyrepr
-from .versions import VersionedChanges, package_versions
+from .versions import VersionedChanges, own_versions, package_versions
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 TEMPLATE_SUFFIX = ".jinja"
@@ -97,9 +107,11 @@ def _example(doc: ir.Document, client: PyClient) -> Example:
     )
 
 
-def _reference(doc: ir.Document, client: PyClient, roles: FieldRoles) -> ReferenceView:
-    """What the reference templates need: the rules of the request fields, and the routes of the
-    operation the reference serves and of its retrieve twin."""
+def _reference(
+    doc: ir.Document, module: PyModule, client: PyClient, roles: FieldRoles
+) -> ReferenceView:
+    """What the reference templates need: the rules of the request fields, and the routes and
+    answers of the operation the reference serves and of its retrieve twin."""
     operation = doc.operation(roles.operation)
     waiter = next((w for w in client.waiters if operation and w.submit.key == operation.key), None)
     if waiter is None:
@@ -107,7 +119,7 @@ def _reference(doc: ir.Document, client: PyClient, roles: FieldRoles) -> Referen
             f"{roles.source}#/operation: the local reference serves {roles.operation!r}, which "
             "needs a GET twin that reads its operations back"
         )
-    return reference_view(doc, roles, waiter.retrieve.path, waiter.id_parameter)
+    return reference_view(doc, roles, module, waiter)
 
 
 def _model_name(schema: ir.Schema) -> str:
@@ -155,7 +167,23 @@ class PackageInfo:
     """The API, as the package's prose names it."""
     revisions: bool
     """A package of ``spec/``'s stream of revisions: with its changelog, its compatibility with
-    earlier revisions, and the local reference of the optimizer."""
+    earlier revisions, and the local reference of the optimizer; it depends on the runtime
+    distribution. A package of one document carries a copy of the client core instead."""
+    env_prefix: str = "TOGETHER"
+    """The prefix of the environment variables the client reads (``TOGETHER_API_KEY``)."""
+
+    @property
+    def runtime(self) -> str:
+        """Where the package's modules import the runtime from."""
+        return runtime.IMPORT_NAME if self.revisions else f".{runtime.VENDORED}"
+
+    @property
+    def api_key_env(self) -> str:
+        return f"{self.env_prefix}_API_KEY"
+
+    @property
+    def base_url_env(self) -> str:
+        return f"{self.env_prefix}_BASE_URL"
 
 
 REVISION_PACKAGE = PackageInfo("together_rl", "together-rl", "the Together RL API", True)
@@ -179,6 +207,7 @@ def render_package(
     history: Sequence[VersionedChanges],
     roles: FieldRoles,
     statuses: StatusKinds,
+    version: str | None = None,
 ) -> PackageFiles:
     """The files of the package of the last revision in ``history``.
 
@@ -191,7 +220,7 @@ def render_package(
     with _located(revision):
         module = build_module(revisions, len(revisions) - 1)
         client = build_client(doc, module, statuses)
-    reference = _reference(doc, client, roles)
+    reference = _reference(doc, module, client, roles)
     servers = [compat.pair(revision, earlier, roles) for earlier in revisions[:-1]]
     warnings = [
         f"{revision.file}#{field.pointer}: the request field `{field.path}` of revision "
@@ -203,7 +232,7 @@ def render_package(
     context: dict[str, Any] = {
         "package": REVISION_PACKAGE,
         "revision": revision,
-        "version": history[-1].version,
+        "version": version or history[-1].version,
         "entries": history,
         "reference": reference,
         "servers": servers,
@@ -305,7 +334,18 @@ def _package_files(
     package: PackageInfo = context["package"]
     pages = [operation_page(doc, op) for op in doc.operations]
     parts = split_models(module)
-    context = {**context, "module": module, "parts": parts, "client": client, "pages": pages}
+    context = {
+        **context,
+        "module": module,
+        "parts": parts,
+        "client": client,
+        "pages": pages,
+        "runtime": package.runtime,
+        "runtime_requirement": runtime.requirement(_settings_used(context["reference"])),
+        "runtime_reference_requirement": runtime.requirement(
+            _settings_used(context["reference"]), "reference"
+        ),
+    }
     rendered = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
     for template_name in templates.rendered:
         output = _output(template_name.removesuffix(TEMPLATE_SUFFIX), package)
@@ -330,7 +370,26 @@ def _package_files(
         for path, content in templates.static.items()
         if _wanted(_output(path, package), package, context)
     }
+    if not package.revisions:  # a package of one document carries the client core
+        static |= {
+            f"{package.import_name}/{path}": content
+            for path, content in runtime.vendored_files().items()
+            if _wanted(f"{package.import_name}/{path}", package, context)
+        }
     return PackageFiles(rendered, static, warnings)
+
+
+def _settings_used(reference: ReferenceView | None) -> set[str]:
+    """The settings the package's request fields set in the local reference."""
+    if reference is None:
+        return set()
+    return {
+        setting
+        for _, rules in reference.rules.sessions
+        for _, rule in rules
+        if isinstance(rule, Sets)
+        for setting in rule.settings
+    }
 
 
 def _output(path: str, package: PackageInfo) -> str:
@@ -341,13 +400,11 @@ def _output(path: str, package: PackageInfo) -> str:
 
 def _wanted(path: str, package: PackageInfo, context: dict[str, Any]) -> bool:
     """Whether a package has this file: the changelog and the local reference only a package
-    of the revision stream, the module of server-sent events only one whose client streams."""
+    of the revision stream."""
     if path == "CHANGELOG.md":
         return package.revisions
     if path.startswith(f"{package.import_name}/reference/"):
         return context["reference"] is not None
-    if path == f"{package.import_name}/_streaming.py":
-        return bool(context["client"].streams)
     return True
 
 
@@ -393,7 +450,9 @@ def render_all(
     folder = load_templates(templates, cache_dir)
     roles = load_field_roles(index.spec_dir)
     statuses = load_statuses(index.spec_dir)
-    versions = package_versions(index)
+    releases = load_releases(index.spec_dir)
+    history = package_versions(index)
+    versions = {r.id: v for r, v in zip(index, own_versions(history, releases.post_releases))}
     wanted = set(revision_ids) if revision_ids else {r.id for r in index}
     for revision_id in wanted:
         index.get(revision_id)  # an unknown id is an error
@@ -401,9 +460,33 @@ def render_all(
     for position, revision in enumerate(index):
         if revision.id in wanted:
             packages[revision.id] = render_package(
-                folder, versions[: position + 1], roles, statuses
+                folder, history[: position + 1], roles, statuses, versions[revision.id]
             )
-    return _finish(packages, cache_dir, black_everything=black_everything)
+    rendering = _finish(packages, cache_dir, black_everything=black_everything)
+    _check_frozen(rendering, releases, versions)
+    return rendering
+
+
+def _check_frozen(rendering: Rendering, releases: Releases, versions: dict[str, str]) -> None:
+    """Refuse a rendering that would alter a released package (or a runtime that differs from
+    its released version), naming the files and how to ship the change."""
+    problems = []
+    by_package: dict[str, dict[str, bytes]] = {}
+    for path, content in rendering.files.items():
+        folder, _, inner = path.partition("/")
+        by_package.setdefault(folder, {})[inner] = content
+    for revision_id, files in sorted(by_package.items()):
+        release = releases.find(REVISION_DISTRIBUTION, versions[revision_id])
+        changed = differences(release, files) if release is not None else []
+        if release is not None and changed:
+            problems.append(frozen_error(release, f"generated/{revision_id}", changed))
+    runtime_release = releases.find(runtime.DISTRIBUTION, runtime.version())
+    if runtime_release is not None:
+        changed = differences(runtime_release, runtime.project_files())
+        if changed:
+            problems.append(frozen_error(runtime_release, "runtime", changed))
+    if problems:
+        raise ReleasesError("\n\n".join(problems))
 
 
 def _finish(

@@ -5,12 +5,14 @@ with the file and line, rather than reaching users."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import GeneratorError
+from .runtime import python_path
 
 # Each package is imported under a name of its own, so that several load side by side; its
 # client and models modules too (the reference needs torch and is left out).
@@ -46,7 +48,10 @@ def import_packages(packages: Sequence[tuple[Path, str]]) -> None:
         return
     argument = json.dumps([[str(folder), name] for folder, name in packages])
     result = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, argument], capture_output=True, text=True
+        [sys.executable, "-c", _SCRIPT, argument],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": python_path()},
     )
     try:
         failures = json.loads(result.stdout.strip().splitlines()[-1])

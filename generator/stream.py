@@ -14,6 +14,7 @@ from pathlib import Path
 from . import changelog
 from .diff import Change, diff_documents
 from .errors import GeneratorError, RevisionError
+from .releases import load_releases
 from .revisions import Revision, RevisionIndex, append_revision, check_new_revision, load_index
 
 
@@ -134,8 +135,6 @@ def dropped_additions(index: RevisionIndex, changes: Sequence[Change]) -> list[s
 def remove_revision(spec_dir: Path, revision_id: str, generated: Path, readme: Path | None) -> None:
     """Take back the newest revision while it is not released: its document, its entry in the
     index, its generated package, and its rows in the README's table and COMPATIBILITY.md."""
-    from .releases import load_releases
-
     index = load_index(spec_dir)
     revision = index.get(revision_id)
     if revision is not index[-1]:
@@ -166,7 +165,8 @@ def remove_revision(spec_dir: Path, revision_id: str, generated: Path, readme: P
         from .versions import package_versions
 
         remaining = load_index(spec_dir)
-        if table.update(readme, package_versions(remaining)):
+        posts = load_releases(spec_dir).post_releases
+        if table.update(readme, package_versions(remaining), posts):
             print(f"removed the revision's row from {readme}")
         if write_compatibility(remaining, readme.parent):
             print(f"updated {readme.parent / 'COMPATIBILITY.md'}")

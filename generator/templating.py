@@ -3,6 +3,7 @@ does (so that black, which is the authority on format, has nothing to change).""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sys
@@ -99,6 +100,36 @@ def call(function: str, arguments: Sequence[str], indent: int, after: str) -> st
     return f"{function}(\n{lines}{pad}){after}"
 
 
+def string(text: str, indent: int, column: int) -> str:
+    """A string literal starting at ``column`` of a line indented by ``indent``, followed by a
+    comma: on that line where it fits, else as words wrapped into a parenthesized implicit
+    concatenation (which black keeps as it is)."""
+    literal = pyrepr(text)
+    if column + len(literal) + 1 <= LINE_LENGTH:
+        return literal
+    inner = " " * (indent + 4)
+    width = LINE_LENGTH - len(inner) - 2
+    chunks = textwrap.wrap(
+        text, width, drop_whitespace=False, break_long_words=False, break_on_hyphens=False
+    )
+    lines = "".join(f"{inner}{pyrepr(chunk)}\n" for chunk in chunks)
+    return f"(\n{lines}{' ' * indent})"
+
+
+def constructor(value: Any) -> str:
+    """A dataclass instance as the call that makes it: its fields without defaults positional,
+    the others by keyword where they differ from the default (``Sets(("clip",), fallback=True)``).
+    """
+    arguments = []
+    for item in dataclasses.fields(value):
+        given = getattr(value, item.name)
+        if item.default is dataclasses.MISSING:
+            arguments.append(pyrepr(given))
+        elif given != item.default:
+            arguments.append(f"{item.name}={pyrepr(given)}")
+    return f"{type(value).__name__}({', '.join(arguments)})"
+
+
 def exploded(value: Any, indent: int) -> str:
     """A dict literal with one item a line and trailing commas, nested dicts likewise (the layout
     black keeps for a collection with a trailing comma)."""
@@ -152,4 +183,6 @@ def environment(templates: Path, cache_dir: Path | None = None) -> jinja2.Enviro
     env.filters["call_literal"] = call_literal
     env.filters["call"] = call
     env.filters["exploded"] = exploded
+    env.filters["constructor"] = constructor
+    env.filters["string"] = string
     return env

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import changelog
@@ -33,3 +33,17 @@ def package_versions(index: Sequence[Revision]) -> list[VersionedChanges]:
             VersionedChanges(entry.revision, entry.changes, f"{major}.{minor}.{patch}", False)
         )
     return result
+
+
+def own_versions(history: Sequence[VersionedChanges], posts: Mapping[str, int]) -> list[str]:
+    """Each revision's own package version: derived from the history, or its post-release
+    (``5.0.1.post1``) where ``posts`` numbers one. Only the package itself carries it: the
+    changelogs of later packages name the version the history gives."""
+    return [
+        (
+            f"{entry.version}.post{posts[entry.revision.id]}"
+            if entry.revision.id in posts
+            else entry.version
+        )
+        for entry in history
+    ]

@@ -16,7 +16,7 @@ from conftest import ROOT
 
 from generator.revisions import load_index
 
-PROJECT_PARTS = ("generator", "templates", "spec", "generated")
+PROJECT_PARTS = ("generator", "runtime", "templates", "spec", "generated")
 
 
 def run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -29,7 +29,8 @@ def run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def copy_project(target: Path) -> Path:
     for name in PROJECT_PARTS:
         shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "README.md", target / "README.md")
+    for name in ("README.md", "COMPATIBILITY.md"):
+        shutil.copy(ROOT / name, target / name)
     return target
 
 

@@ -21,8 +21,8 @@ def assert_tidy(folder: Path) -> None:
 
 
 def unused_imports(source: str) -> list[str]:
-    """The names a module imports and never uses (``__all__`` counts as a use, and an import
-    marked ``# noqa: F401`` is one made for its side effect)."""
+    """The names a module imports and never uses (``__all__`` counts as a use, ``import x as x``
+    is a re-export, and an import marked ``# noqa: F401`` is one made for its side effect)."""
     tree = ast.parse(source)
     lines = source.split("\n")
     imported: dict[str, int] = {}
@@ -33,6 +33,8 @@ def unused_imports(source: str) -> list[str]:
             and "noqa: F401" not in lines[node.lineno - 1]
         ):
             for alias in node.names:
+                if alias.asname is not None and alias.asname == alias.name:
+                    continue  # a re-export
                 name = (alias.asname or alias.name).split(".")[0]
                 imported[name] = node.lineno
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}

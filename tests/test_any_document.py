@@ -15,6 +15,7 @@ import pytest
 from conftest import CORPUS, SHARED
 from loopback import LoopbackServer, Reply
 from pycode import assert_tidy
+from typecheck import mypy_strict
 
 from generator.build import build_packages
 from generator.examples import sample
@@ -106,12 +107,7 @@ def test_it_installs_imports_and_passes_mypy_strict(corpus_package, tmp_path, ve
         cwd="/",
     )
     assert probe.stdout.strip() == "2.0.0", probe.stderr
-    typed = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "mypy"), PACKAGE],
-        cwd=out,
-        capture_output=True,
-        text=True,
-    )
+    typed = mypy_strict(out, PACKAGE, cache=tmp_path / "mypy")
     assert typed.returncode == 0, typed.stdout[-3000:]
 
 

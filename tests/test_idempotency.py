@@ -18,6 +18,7 @@ from conftest import SPEC_DIR
 from nextrevision import Places, at
 from packages import load, models
 from projects import append_revision, copy_project
+from typecheck import mypy_strict
 
 from generator.pymodel import attribute_name, class_name
 
@@ -281,16 +282,9 @@ def test_a_transport_error_of_httpx_becomes_ours(package, revision):
 
 
 def test_the_package_passes_mypy_strict(package, tmp_path):
-    import subprocess
-    import sys
     from pathlib import Path
 
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), "together_rl"],
-        cwd=Path(package.__file__).parent.parent,
-        capture_output=True,
-        text=True,
-    )
+    result = mypy_strict(Path(package.__file__).parent.parent, "together_rl", cache=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

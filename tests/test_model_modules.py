@@ -12,6 +12,7 @@ import pytest
 from specdocs import document
 from pycode import assert_tidy
 from test_any_document import load_package
+from typecheck import mypy_strict
 
 from generator import pyparts
 from generator.cli import main
@@ -108,12 +109,7 @@ def test_the_split_package_reads_and_writes_nested_models(split_package):
 
 def test_the_split_package_is_black_s_layout_and_passes_mypy_strict(split_package, tmp_path):
     assert_tidy(split_package)
-    typed = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), "many"],
-        cwd=split_package,
-        capture_output=True,
-        text=True,
-    )
+    typed = mypy_strict(split_package, "many", cache=tmp_path)
     assert typed.returncode == 0, typed.stdout[-3000:]
 
 

@@ -12,6 +12,7 @@ from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from packages import GENERATED, REVISIONS, load, models
+from typecheck import mypy_strict
 
 from generator import ir
 from generator.examples import sample
@@ -255,12 +256,7 @@ def mypy_cache(tmp_path_factory):
 
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_mypy_strict_passes_on_the_generated_package(revision, mypy_cache):
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), "together_rl"],
-        cwd=GENERATED / revision,
-        capture_output=True,
-        text=True,
-    )
+    result = mypy_strict(GENERATED / revision, "together_rl", cache=mypy_cache)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import httpx
+import facts
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -62,12 +63,15 @@ def test_the_client_raises_only_its_own_errors(value):
 @settings(max_examples=100, deadline=None)
 @given(body=st.binary(max_size=64) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_the_reference_router_always_answers(body):
-    ref = reference(NEWEST)
-    routes = __import__(f"together_rl_{NEWEST}.reference._routes", fromlist=["Router"])
     import torch
+    from together_rl_runtime.reference import _routes as routes
 
-    router = routes.Router(routes.Sessions(lambda sid: ref.LocalSession(torch.nn.Linear(2, 1))))
+    ref = reference(NEWEST)
+    router = routes.Router(
+        routes.Sessions(lambda sid: ref.LocalSession(torch.nn.Linear(2, 1))),
+        ref.LocalSession.revision,
+    )
     status, payload = router.respond(
-        "POST", "/v1/rl/training-sessions/s/operations/optim-step", {}, body
+        "POST", facts.path(NEWEST, "s"), facts.required_headers(NEWEST), body
     )
     assert status in (200, 400, 422) and isinstance(payload, dict)

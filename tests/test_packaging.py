@@ -10,6 +10,7 @@ import pytest
 from conftest import ROOT
 
 from generator.build import build_packages
+from generator.runtime import DISTRIBUTION, RUNTIME_DIR, version
 from generator.versions import package_versions
 from generator.revisions import load_index
 
@@ -26,8 +27,11 @@ PROBE = (
 
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory):
+    """The oldest and the newest revision's wheels, and the runtime's (installed beside them,
+    as pip would install the dependency)."""
     dist = tmp_path_factory.mktemp("dist")
     packages = [GENERATED / OLDEST.revision.id, GENERATED / NEWEST.revision.id]
+    build_packages([RUNTIME_DIR], dist, wheel_only=True)
     return dist, build_packages(packages, dist, wheel_only=True)
 
 
@@ -66,6 +70,8 @@ def test_wheels_are_named_by_the_derived_versions(wheels):
 
 def test_install_import_and_replace_one_revision_with_another(wheels, venv):
     dist, _ = wheels
+    # (an editable runtime of this environment would be taken as installed; the wheel is wanted)
+    pip(venv, "--ignore-installed", "--find-links", str(dist), "together-rl-runtime")
     pip(venv, "--find-links", str(dist), f"together-rl=={OLDEST.version}")
     revision, version, has_sync_type, location = probe(venv)
     assert (revision, version, has_sync_type) == (OLDEST.revision.id, OLDEST.version, "True")
@@ -117,10 +123,14 @@ def test_readme_revision_table_matches_the_generated_packages(index):
 def test_the_generator_has_what_the_packages_it_imports_need():
     """``generate`` imports every package it renders before writing it, so a package's own
     dependencies (not its extras) are the generator's too: ``nox -s generate`` installs only
-    the generator."""
+    the generator, which brings the runtime of its own checkout."""
     import tomllib
+
+    from packaging.requirements import Requirement
 
     ours = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     for project in sorted((ROOT / "generated").glob("*/pyproject.toml")):
         needed = tomllib.loads(project.read_text())["project"]["dependencies"]
-        assert set(needed) <= set(ours), project
+        runtime = [r for r in needed if Requirement(r).name == DISTRIBUTION]
+        assert len(runtime) == 1 and Requirement(runtime[0]).specifier.contains(version())
+        assert set(needed) - set(runtime) <= set(ours), project

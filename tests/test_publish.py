@@ -24,11 +24,14 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, SPEC_DIR
+from packaging.version import Version
 from loopback import LoopbackServer, Reply, free_port
 
 from generator.build import UNKNOWN_DATE_EPOCH, build_packages
 from generator.publish import SimpleIndex, default_index_url, plan, read_dist
 from generator.revisions import load_index
+from generator.runtime import DISTRIBUTION, RUNTIME_DIR
+from generator.runtime import version as runtime_version
 
 GENERATED = ROOT / "generated"
 USER, PASSWORD = "uploader", "loopback-only-pa55word"
@@ -36,8 +39,8 @@ USER, PASSWORD = "uploader", "loopback-only-pa55word"
 PROBE = "import together_rl as t; print(t.SPEC_REVISION, t.__version__, t.__file__)"
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
+def _version_key(version: str) -> Version:
+    return Version(version)
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Package:
 
     @property
     def major(self) -> int:
-        return _version_key(self.version)[0]
+        return _version_key(self.version).major
 
 
 def _packages() -> list[Package]:
@@ -86,9 +89,11 @@ def _copy(package: Path, to: Path) -> Path:
 
 
 class Index:
-    """pypiserver on 127.0.0.1: uploads need USER and PASSWORD, reading is open."""
+    """pypiserver on 127.0.0.1: uploads need USER and PASSWORD (unless ``authenticate`` is off),
+    reading is open."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, authenticate: bool = True) -> None:
+        root.mkdir(parents=True, exist_ok=True)
         with warnings.catch_warnings():  # passlib imports crypt, deprecated since Python 3.11
             warnings.simplefilter("ignore", DeprecationWarning)
             from passlib.apache import HtpasswdFile
@@ -114,9 +119,9 @@ class Index:
                     "--port",
                     str(port),
                     "--passwords",
-                    str(root / "htpasswd"),
+                    str(root / "htpasswd") if authenticate else ".",
                     "--authenticate",
-                    "update",
+                    "update" if authenticate else ".",
                     "--disable-fallback",
                     str(self.packages),
                 ],
@@ -152,9 +157,9 @@ def index(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
-    """Every generated package, built once."""
+    """The runtime and every generated package, built once."""
     out = tmp_path_factory.mktemp("dist")
-    build_packages([package.folder for package in PACKAGES], out)
+    build_packages([RUNTIME_DIR, *(package.folder for package in PACKAGES)], out)
     return out
 
 
@@ -211,13 +216,14 @@ def test_the_first_publication_uploads_every_version(published, index, dist):
     assert result.returncode == 0, result.stdout + result.stderr
     for package in PACKAGES:
         assert f"together-rl {package.version}: uploading " in result.stdout
+    assert f"together-rl-runtime {runtime_version()}: uploading " in result.stdout
     assert index.stored() == {path.name: _sha256(path) for path in dist.iterdir()}
-    assert len(index.stored()) == 2 * len(PACKAGES)
+    assert len(index.stored()) == 2 * (len(PACKAGES) + 1)
 
 
-def install_from(index: Index, python: Path, requirement: str, *options: str) -> list[str]:
-    """Install ``requirement`` from the loopback index only (no configuration, no other index,
-    no dependencies: httpx comes from this environment) and report what got imported."""
+def pip_from(index: Index, python: Path, *arguments: str) -> None:
+    """``pip install ARGUMENTS`` from the loopback index only (no configuration, no other index,
+    no dependencies: httpx comes from this environment)."""
     subprocess.run(
         [
             sys.executable,
@@ -232,11 +238,18 @@ def install_from(index: Index, python: Path, requirement: str, *options: str) ->
             "--no-cache-dir",
             "--index-url",
             index.simple_url,
-            *options,
-            requirement,
+            *arguments,
         ],
         check=True,
     )
+
+
+def install_from(index: Index, python: Path, requirement: str, *options: str) -> list[str]:
+    """Install the runtime and ``requirement`` from the loopback index and report what got
+    imported. (An editable runtime of this environment would count as installed: the index's
+    is installed over it.)"""
+    pip_from(index, python, "--ignore-installed", "--only-binary", ":all:", DISTRIBUTION)
+    pip_from(index, python, *options, requirement)
     result = subprocess.run(
         [str(python), "-c", PROBE], capture_output=True, text=True, check=True, cwd="/"
     )
@@ -295,7 +308,9 @@ def test_a_changed_file_under_a_published_version_is_refused_and_nothing_is_uplo
     lines = result.stderr.splitlines()
     assert lines[0].startswith("error: refusing to change published versions")
     assert "nothing was uploaded" in lines[0]
-    problems = {line.strip().split(" on the index ")[0]: line for line in lines[1:]}
+    assert lines[-1].startswith("A published version never changes: ")
+    assert "python -m generator post-release ID" in lines[-1]
+    problems = {line.strip().split(" on the index ")[0]: line for line in lines[1:-1]}
     assert sorted(problems) == [f"together-rl {MIDDLE.version}: {a.name}" for a in changed]
     for artifact in changed:
         problem = problems[f"together-rl {MIDDLE.version}: {artifact.name}"]
@@ -470,3 +485,75 @@ def test_artifacts_are_dated_by_the_revision_date_and_owned_by_nobody(package, d
     with zipfile.ZipFile(dist / f"together_rl-{package.version}-py3-none-any.whl") as wheel:
         dates = {info.date_time for info in wheel.infolist()}
     assert dates == {time.gmtime(package.epoch)[:6]}
+
+
+FIXED = """
+import httpx, together_rl, together_rl_runtime
+answer = httpx.Response(404, text="no such session")
+client = together_rl.Client(api_key="k", transport=httpx.MockTransport(lambda r: answer))
+try:
+    client.get_optim_step_operation("s", "op")
+except together_rl.NotFoundError as exc:
+    print(together_rl.__version__, together_rl_runtime.__version__, str(exc))
+"""
+
+
+def test_a_runtime_fix_reaches_a_pinned_revision_with_pip_install_u(
+    published, index, venv, tmp_path
+):
+    """A user pinned to the newest revision gets a runtime patch release with ``pip install -U``
+    of the runtime alone: the revision's package is the same, the behaviour the fixed one."""
+    newest = PACKAGES[-1]
+    install_from(index, venv, f"together-rl=={newest.version}", "--only-binary", ":all:")
+    before = subprocess.run([str(venv), "-c", FIXED], capture_output=True, text=True, cwd="/")
+    package_version, runtime_before, message = before.stdout.strip().split(" ", 2)
+    assert (package_version, message) == (newest.version, "404 Not Found: no such session")
+    # the runtime's maintainer fixes the message of an error status, as a patch release
+    source = tmp_path / "runtime"
+    shutil.copytree(RUNTIME_DIR, source, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    major, minor, patch = map(int, runtime_before.split("."))
+    fixed = f"{major}.{minor}.{patch + 1}"
+    version_file = source / "together_rl_runtime" / "_version.py"
+    version_file.write_text(version_file.read_text().replace(f'"{runtime_before}"', f'"{fixed}"'))
+    core = source / "together_rl_runtime" / "_client.py"
+    text = core.read_text()
+    assert 'message = f"{status} {response.reason_phrase}: {detail}"' in text
+    core.write_text(
+        text.replace(
+            'message = f"{status} {response.reason_phrase}: {detail}"',
+            'message = f"HTTP {status} {response.reason_phrase}: {detail}"',
+        )
+    )
+    out = tmp_path / "dist"
+    build_packages([source], out)
+    assert publish(out, index.upload_url).returncode == 0
+    pip_from(index, venv, "--upgrade", "--only-binary", ":all:", DISTRIBUTION)
+    after = subprocess.run([str(venv), "-c", FIXED], capture_output=True, text=True, cwd="/")
+    assert after.stdout.strip() == f"{newest.version} {fixed} HTTP 404 Not Found: no such session"
+
+
+def test_an_index_that_needs_no_credentials_takes_uploads_without_them(tmp_path, dist):
+    """pypiserver with authentication off: publish needs no TWINE_USERNAME or TWINE_PASSWORD."""
+    server = Index(tmp_path / "open", authenticate=False)
+    try:
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("TWINE_")}
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "generator",
+                "publish",
+                "--repository-url",
+                server.upload_url,
+                "--dist",
+                str(dist),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=environment,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert server.stored() == {path.name: _sha256(path) for path in dist.iterdir()}
+    finally:
+        server.stop()

@@ -178,7 +178,8 @@ def test_adam_without_the_fused_kernel_equals_torch_adamw_foreach_bit_for_bit(cl
     gradients as clip_grad_norm_ does and runs AdamW's multi-tensor path operation for
     operation."""
     module = reference("f4885bc38424")
-    optim = importlib.import_module(module.__name__ + "._optim")
+    from together_rl_runtime.reference import _optim as optim
+
     assert optim.fused_adam_supported(list(twin_models()[0].parameters()))  # CPU float32
     monkeypatch.setattr(optim, "fused_adam_supported", lambda tensors: False)
     ours, theirs = twin_models()

@@ -80,11 +80,14 @@ def test_operation_ids_are_unique_and_unknown_ones_are_404(served):
 def test_a_refused_step_leaves_no_gradient_behind():
     """The server computes a step's gradients only once its request is checked: a step after a
     refused one applies one batch's gradients, not two."""
-    reference(NEWEST)
-    serve = importlib.import_module(f"together_rl_{NEWEST}.reference.serve")
-    routes = importlib.import_module(f"together_rl_{NEWEST}.reference._routes")
-    made = serve._Sessions(serve.demo_model, 0, {"optimizer": "adam"}, None)
-    router = routes.Router(routes.Sessions(made.make), gradients=made.gradients)
+    from together_rl_runtime.reference import _routes as routes
+    from together_rl_runtime.reference import serve
+
+    session_class = reference(NEWEST).LocalSession
+    made = serve._Sessions(session_class, serve.demo_model, 0, {"optimizer": "adam"}, None)
+    router = routes.Router(
+        routes.Sessions(made.make), session_class.revision, gradients=made.gradients
+    )
     good = json.dumps(adam(learning_rate=0.01)).encode()
     refused = router.respond(
         "POST", path("a"), facts.required_headers(NEWEST), json.dumps(adam(eps=0)).encode()

@@ -10,14 +10,14 @@ UNSET and not sent.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ._model import (
+from together_rl_runtime import (
     UNSET,
     Model,
+    StrEnum,
     Unset,
     check_integer,
     check_number,
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 
-class RLWeightSyncType(enum.StrEnum):
+class RLWeightSyncType(StrEnum):
     """How the trainer's updated weights are propagated to the generator after this optimizer
     step.
     """
@@ -60,7 +60,7 @@ class RLWeightSyncType(enum.StrEnum):
     WEIGHT_SYNC_TYPE_PIPELINE = "WEIGHT_SYNC_TYPE_PIPELINE"
 
 
-class RLTrainingOperationStatus(enum.StrEnum):
+class RLTrainingOperationStatus(StrEnum):
     """The values of ``RLTrainingOperationStatus``."""
 
     TRAINING_OPERATION_STATUS_UNSPECIFIED = "TRAINING_OPERATION_STATUS_UNSPECIFIED"
@@ -70,7 +70,7 @@ class RLTrainingOperationStatus(enum.StrEnum):
     TRAINING_OPERATION_STATUS_FAILED = "TRAINING_OPERATION_STATUS_FAILED"
 
 
-class RLTrainingOperationErrorCode(enum.StrEnum):
+class RLTrainingOperationErrorCode(StrEnum):
     """Application error code for a failed training operation"""
 
     TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED = "TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED"
@@ -93,7 +93,10 @@ class RLOptimStepBody(Model):
         {"adamw_params", "muon_params", "max_grad_norm", "weight_sync_type"}
     )
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "learning_rate": "was removed in revision 0c4fdad77435, 2026-07-26",
+        "learning_rate": (
+            "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision "
+            "0c4fdad77435)"
+        ),
     }
 
     adamw_params: RLAdamWParams | Unset = UNSET
@@ -144,7 +147,10 @@ class RLAdamWParams(Model):
         {"learning_rate", "beta1", "beta2", "eps", "weight_decay"}
     )
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "lr": "was removed in revision 0c4fdad77435, 2026-07-26",
+        "lr": (
+            "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision "
+            "0c4fdad77435)"
+        ),
     }
 
     learning_rate: float | Unset = UNSET
@@ -191,7 +197,10 @@ class RLMuonParams(Model):
         {"learning_rate", "momentum", "newton_schulz_steps", "weight_decay", "adamw"}
     )
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "lr": "was removed in revision 0c4fdad77435, 2026-07-26",
+        "lr": (
+            "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision "
+            "0c4fdad77435)"
+        ),
     }
 
     learning_rate: float | Unset = UNSET

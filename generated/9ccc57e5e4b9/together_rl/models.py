@@ -10,14 +10,14 @@ UNSET and not sent.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ._model import (
+from together_rl_runtime import (
     UNSET,
     Model,
+    StrEnum,
     Unset,
     check_integer,
     check_number,
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 
-class RLWeightSyncType(enum.StrEnum):
+class RLWeightSyncType(StrEnum):
     """How the trainer's updated weights are propagated to the generator after this optimizer
     step.
     """
@@ -60,7 +60,7 @@ class RLWeightSyncType(enum.StrEnum):
     WEIGHT_SYNC_TYPE_PIPELINE = "WEIGHT_SYNC_TYPE_PIPELINE"
 
 
-class RLTrainingOperationStatus(enum.StrEnum):
+class RLTrainingOperationStatus(StrEnum):
     """The values of ``RLTrainingOperationStatus``."""
 
     TRAINING_OPERATION_STATUS_UNSPECIFIED = "TRAINING_OPERATION_STATUS_UNSPECIFIED"
@@ -70,7 +70,7 @@ class RLTrainingOperationStatus(enum.StrEnum):
     TRAINING_OPERATION_STATUS_FAILED = "TRAINING_OPERATION_STATUS_FAILED"
 
 
-class RLTrainingOperationErrorCode(enum.StrEnum):
+class RLTrainingOperationErrorCode(StrEnum):
     """Application error code for a failed training operation"""
 
     TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED = "TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED"
@@ -93,9 +93,18 @@ class RLOptimStepBody(Model):
         {"adam_params", "muon_params", "weight_sync_type"}
     )
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "adamw_params": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
-        "learning_rate": "was removed in revision 0c4fdad77435, 2026-07-26",
-        "max_grad_norm": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
+        "adamw_params": (
+            "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision "
+            "9ccc57e5e4b9)"
+        ),
+        "learning_rate": (
+            "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision "
+            "9ccc57e5e4b9)"
+        ),
+        "max_grad_norm": (
+            "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision "
+            "9ccc57e5e4b9)"
+        ),
     }
 
     adam_params: RLAdamParams | Unset = UNSET
@@ -195,8 +204,14 @@ class RLMuonParams(Model):
         }
     )
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "adamw": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
-        "lr": "was removed in revision 0c4fdad77435, 2026-07-26",
+        "adamw": (
+            "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision "
+            "9ccc57e5e4b9)"
+        ),
+        "lr": (
+            "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision "
+            "9ccc57e5e4b9)"
+        ),
     }
 
     learning_rate: float | Unset = UNSET

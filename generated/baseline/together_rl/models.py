@@ -10,13 +10,13 @@ UNSET and not sent.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ._model import (
+from together_rl_runtime import (
     UNSET,
     Model,
+    StrEnum,
     Unset,
     check_integer,
     check_number,
@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 
-class RLWeightSyncType(enum.StrEnum):
+class RLWeightSyncType(StrEnum):
     """How the trainer's updated weights are propagated to the generator after this optimizer
     step.
     """
@@ -59,7 +59,7 @@ class RLWeightSyncType(enum.StrEnum):
     WEIGHT_SYNC_TYPE_PIPELINE = "WEIGHT_SYNC_TYPE_PIPELINE"
 
 
-class RLTrainingOperationStatus(enum.StrEnum):
+class RLTrainingOperationStatus(StrEnum):
     """The values of ``RLTrainingOperationStatus``."""
 
     TRAINING_OPERATION_STATUS_UNSPECIFIED = "TRAINING_OPERATION_STATUS_UNSPECIFIED"
@@ -69,7 +69,7 @@ class RLTrainingOperationStatus(enum.StrEnum):
     TRAINING_OPERATION_STATUS_FAILED = "TRAINING_OPERATION_STATUS_FAILED"
 
 
-class RLTrainingOperationErrorCode(enum.StrEnum):
+class RLTrainingOperationErrorCode(StrEnum):
     """Application error code for a failed training operation"""
 
     TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED = "TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED"

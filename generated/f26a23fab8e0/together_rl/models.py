@@ -10,14 +10,14 @@ UNSET and not sent.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ._model import (
+from together_rl_runtime import (
     UNSET,
     Model,
+    StrEnum,
     Unset,
     check_integer,
     check_number,
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-class RLTrainingOperationStatus(enum.StrEnum):
+class RLTrainingOperationStatus(StrEnum):
     """The values of ``RLTrainingOperationStatus``."""
 
     TRAINING_OPERATION_STATUS_UNSPECIFIED = "TRAINING_OPERATION_STATUS_UNSPECIFIED"
@@ -56,7 +56,7 @@ class RLTrainingOperationStatus(enum.StrEnum):
     TRAINING_OPERATION_STATUS_FAILED = "TRAINING_OPERATION_STATUS_FAILED"
 
 
-class RLTrainingOperationErrorCode(enum.StrEnum):
+class RLTrainingOperationErrorCode(StrEnum):
     """Application error code for a failed training operation"""
 
     TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED = "TRAINING_OPERATION_ERROR_CODE_UNSPECIFIED"
@@ -78,10 +78,22 @@ class RLOptimStepBody(Model):
 
     _FIELDS: ClassVar[frozenset[str]] = frozenset({"adam_params", "muon_params"})
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "adamw_params": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
-        "learning_rate": "was removed in revision 0c4fdad77435, 2026-07-26",
-        "max_grad_norm": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
-        "weight_sync_type": "was removed in revision f26a23fab8e0, 2026-08-08",
+        "adamw_params": (
+            "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision "
+            "f26a23fab8e0)"
+        ),
+        "learning_rate": (
+            "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision "
+            "f26a23fab8e0)"
+        ),
+        "max_grad_norm": (
+            "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision "
+            "f26a23fab8e0)"
+        ),
+        "weight_sync_type": (
+            "was removed in revision f26a23fab8e0, 2026-08-08 (this package implements revision "
+            "f26a23fab8e0)"
+        ),
     }
 
     adam_params: RLAdamParams | Unset = UNSET
@@ -172,8 +184,14 @@ class RLMuonParams(Model):
         }
     )
     _OTHER_REVISIONS: ClassVar[Mapping[str, str]] = {
-        "adamw": "was removed in revision 9ccc57e5e4b9, 2026-07-31",
-        "lr": "was removed in revision 0c4fdad77435, 2026-07-26",
+        "adamw": (
+            "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision "
+            "f26a23fab8e0)"
+        ),
+        "lr": (
+            "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision "
+            "f26a23fab8e0)"
+        ),
     }
 
     learning_rate: float | Unset = UNSET

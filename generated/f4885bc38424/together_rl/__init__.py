@@ -1,7 +1,12 @@
-"""A typed client of the Together RL API, revision f4885bc38424."""
+"""A typed client of the Together RL API, revision f4885bc38424.
 
-from ._client import AsyncClient, Client
-from ._exceptions import (
+What does not depend on the revision (the client core, the models' base, the errors and the
+local reference) is the runtime, ``together_rl_runtime``, a distribution of its own: ``pip
+install -U together-rl-runtime`` brings its fixes to this package.
+"""
+
+from together_rl_runtime import (
+    UNSET,
     APIConnectionError,
     APIError,
     APIResponseValidationError,
@@ -14,7 +19,6 @@ from ._exceptions import (
     IdempotencyKeyReusedError,
     InternalServerError,
     NotFoundError,
-    OperationCancelledError,
     OperationFailedError,
     OperationTimeoutError,
     PermissionDeniedError,
@@ -22,9 +26,11 @@ from ._exceptions import (
     RevisionMismatchError,
     UnknownOperationError,
     UnprocessableEntityError,
+    Unset,
     ValidationError,
 )
-from ._model import UNSET, Unset
+
+from ._client import AsyncClient, Client
 from ._revision import SPEC_DATE, SPEC_REVISION, __version__
 
 __all__ = [
@@ -45,7 +51,6 @@ __all__ = [
     "IdempotencyKeyReusedError",
     "InternalServerError",
     "NotFoundError",
-    "OperationCancelledError",
     "OperationFailedError",
     "OperationTimeoutError",
     "PermissionDeniedError",

@@ -1,0 +1,77 @@
+"""Recording releases: ``release`` freezes what is about to be published, ``post-release``
+unfreezes one revision's package on purpose, as a post-release of its released version."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import runtime
+from .errors import GeneratorError
+from .releases import REVISION_DISTRIBUTION, Release, hashes, load_releases
+from .revisions import load_index
+from .tree import read_tree, tree_differences
+from .versions import own_versions, package_versions
+
+
+def release(
+    spec_dir: Path, generated: Path, revision_ids: Sequence[str], *, include_runtime: bool
+) -> list[Release]:
+    """Record as released the packages of ``revision_ids`` (none given: every revision whose
+    package version is not recorded yet) and, with ``include_runtime``, the runtime's version
+    where it is not recorded yet; what was recorded. The packages must be what the generator
+    renders, byte for byte."""
+    from .render import render_all
+
+    index = load_index(spec_dir)
+    releases = load_releases(spec_dir)
+    for revision_id in revision_ids:
+        index.get(revision_id)  # an unknown id is an error
+    rendering = render_all(index)
+    drift = list(tree_differences(rendering.files, read_tree(generated), label=str(generated)))
+    if drift:
+        raise GeneratorError(
+            f"{generated} differs from what the generator renders ({len(drift)} files); run "
+            "`python -m generator generate`, review and commit, then release"
+        )
+    versions = own_versions(package_versions(index), releases.post_releases)
+    recorded: list[Release] = []
+    for revision, version in zip(index, versions):
+        if revision_ids and revision.id not in revision_ids:
+            continue
+        if releases.find(REVISION_DISTRIBUTION, version) is not None:
+            continue
+        prefix = f"{revision.id}/"
+        files = {
+            path.removeprefix(prefix): content
+            for path, content in rendering.files.items()
+            if path.startswith(prefix)
+        }
+        recorded.append(Release(REVISION_DISTRIBUTION, version, revision.id, hashes(files)))
+    if include_runtime and releases.find(runtime.DISTRIBUTION, runtime.version()) is None:
+        files = runtime.project_files()
+        recorded.append(Release(runtime.DISTRIBUTION, runtime.version(), None, hashes(files)))
+    for entry in recorded:
+        releases = releases.with_release(entry)
+    if recorded:
+        releases.write()
+    return recorded
+
+
+def post_release(spec_dir: Path, revision_id: str) -> str:
+    """Let the released package of ``revision_id`` be rendered again, as the next post-release
+    of its version; the version it will have."""
+    index = load_index(spec_dir)
+    revision = index.get(revision_id)
+    releases = load_releases(spec_dir)
+    history = package_versions(index)
+    position = list(index).index(revision)
+    current = own_versions(history, releases.post_releases)[position]
+    if releases.find(REVISION_DISTRIBUTION, current) is None:
+        raise GeneratorError(
+            f"{REVISION_DISTRIBUTION} {current} (revision {revision_id}) is not released; its "
+            "package can change as it is, with no post-release"
+        )
+    number = releases.post_releases.get(revision_id, 0) + 1
+    releases.with_post_release(revision_id, number).write()
+    return own_versions(history, {revision_id: number})[position]

@@ -1,0 +1,110 @@
+"""The runtime distribution beside the generator (``runtime/``): what every revision package
+depends on, and the one source of the lists the generator and the runtime share (the settings,
+roles and rules of the local reference, and the names generated code imports).
+
+The generator always uses the runtime of its own checkout, never another one that happens to
+be installed: the packages it renders declare that runtime's version.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+from .errors import GeneratorError
+
+RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
+"""The runtime's project folder (its ``pyproject.toml`` and package)."""
+IMPORT_NAME = "together_rl_runtime"
+DISTRIBUTION = "together-rl-runtime"
+VENDORED = "_runtime"
+"""Where a package of one document (``generate --spec``) keeps its copy of the client core."""
+_NOT_VENDORED = ("reference", "settings.py")
+"""What of the runtime a package of one document does not get: the local reference, which
+belongs to the revisions of ``spec/``."""
+
+
+class RuntimeMissingError(GeneratorError):
+    """The runtime is not beside the generator, or another copy of it is imported."""
+
+
+@cache
+def runtime() -> ModuleType:
+    """The runtime package of this checkout, imported."""
+    package = RUNTIME_DIR / IMPORT_NAME
+    if not (package / "__init__.py").is_file():
+        raise RuntimeMissingError(f"the runtime is not at {package}")
+    module = importlib.import_module(IMPORT_NAME)  # first on the path: see generator/__init__
+    where = Path(module.__file__ or "").resolve().parent
+    if where != package.resolve():
+        raise RuntimeMissingError(
+            f"{IMPORT_NAME} is imported from {where}, not from this checkout's {package}; "
+            "uninstall that copy"
+        )
+    return module
+
+
+def version() -> str:
+    """The runtime's version (``1.2.0``)."""
+    value: str = runtime().__version__
+    return value
+
+
+def requirement(settings: Iterable[str] = (), extra: str = "") -> str:
+    """What a revision package declares of the runtime: any release of the runtime's major
+    version from the oldest that applies every setting its fields set (``settings``, such as
+    ``adam.beta1``; see ``together_rl_runtime.settings.SINCE``): ``together-rl-runtime>=1.0,<2``.
+
+    It depends on the package alone, never on the runtime's newest release, so that a new
+    runtime release changes no byte of a released package."""
+    from together_rl_runtime.settings import SINCE
+
+    major = int(version().split(".")[0])
+    releases = [(major, 0), *(_minor(SINCE[s]) for s in settings if s in SINCE)]
+    low = max(releases)
+    name = f"{DISTRIBUTION}[{extra}]" if extra else DISTRIBUTION
+    return f"{name}>={low[0]}.{low[1]},<{major + 1}"
+
+
+def _minor(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")[:2]
+    return int(major), int(minor)
+
+
+def interface() -> tuple[str, ...]:
+    """The names generated code may import from the runtime (its ``__all__``)."""
+    return tuple(runtime().__all__)
+
+
+def vendored_files() -> dict[str, bytes]:
+    """The client core's files, by path in a package of one document (``_runtime/...``)."""
+    package = RUNTIME_DIR / IMPORT_NAME
+    return {
+        f"{VENDORED}/{path.name}": path.read_bytes()
+        for path in sorted(package.iterdir())
+        if path.is_file() and path.name not in _NOT_VENDORED and path.suffix == ".py"
+    }
+
+
+def python_path() -> str:
+    """``PYTHONPATH`` for a process that imports generated packages: the runtime first."""
+    rest = os.environ.get("PYTHONPATH")
+    return os.pathsep.join([str(RUNTIME_DIR), *([rest] if rest else [])])
+
+
+def project_files() -> dict[str, bytes]:
+    """The runtime's files as a release holds them (its project metadata, docs and package; not
+    its tests), by path in ``runtime/``."""
+    files = {name: (RUNTIME_DIR / name).read_bytes() for name in _PROJECT_FILES}
+    package = RUNTIME_DIR / IMPORT_NAME
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".typed"):
+            files[path.relative_to(RUNTIME_DIR).as_posix()] = path.read_bytes()
+    return files
+
+
+_PROJECT_FILES = ("pyproject.toml", "README.md", "CHANGELOG.md")

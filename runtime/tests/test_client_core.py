@@ -1,0 +1,310 @@
+"""The client core, tested once: a small client written by hand over the runtime, as a generated
+one is, against scripted transports. (The generated clients of every revision are tested
+against real servers in the project's tests; these run on every Python the runtime supports.)"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import httpx
+import pytest
+
+import together_rl_runtime as rt
+
+COMPLETED, FAILED, CANCELLED = "STATUS_COMPLETED", "STATUS_FAILED", "STATUS_CANCELLED"
+STATUSES = {"STATUS_RUNNING": "in-progress", COMPLETED: "succeeded", FAILED: "failed"}
+STATUSES[CANCELLED] = "cancelled"
+
+
+class Status(rt.StrEnum):
+    RUNNING = "STATUS_RUNNING"
+    COMPLETED = COMPLETED
+    FAILED = FAILED
+    CANCELLED = CANCELLED
+
+
+@dataclass(kw_only=True)
+class Operation(rt.Model):
+    """A response model, as the generator writes one."""
+
+    _FIELDS: ClassVar[frozenset[str]] = frozenset({"id", "status"})
+    _STRICT: ClassVar[bool] = False
+    id: str | rt.Unset = rt.UNSET
+    status: Status | str | rt.Unset = rt.UNSET
+    extra: dict[str, Any] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "") -> Operation:
+        fields, extra = cls._fields_of(data, path)
+        problems: dict[str, str] = {}
+        return cls(
+            id=rt.received(fields, "id", path, rt.check_string, problems),
+            status=rt.received(fields, "status", path, rt.open_enum(Status), problems),
+            extra=extra,
+            problems=problems,
+        )
+
+    def to_dict(self, path: str = "") -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        rt.put(data, "id", self.id, path, rt.check_string)
+        rt.put(data, "status", self.status, path, rt.write_enum)
+        return data
+
+
+SPEC = rt.ClientSpec(
+    package="demo_api",
+    user_agent="demo/1.0 (API revision r2)",
+    base_url="https://api.example.com",
+    prefix="/v1",
+    api_key_env="DEMO_API_KEY",
+    base_url_env="DEMO_BASE_URL",
+    revision="r2",
+    not_applied_by={"r1": {"speed": "ignored: the server does not know the field"}},
+)
+
+
+class Client(rt.SyncAPIClient):
+    _spec = SPEC
+
+    def submit(
+        self, thing: str, *, speed: float | rt.Unset = rt.UNSET, key: str | None = None
+    ) -> Operation:
+        payload = rt.wire({"speed": speed})
+        self._warn_not_applied(payload)
+        request = self._build_request(
+            "POST",
+            f"/things/{rt.path_parameter(thing, 'thing', rt.check_string)}",
+            json=payload,
+            headers=(
+                {"Idempotency-Key": rt.idempotency_key_of(key, "Idempotency-Key", rt.check_string)}
+                if key != "none"
+                else None
+            ),
+        )
+        return self._parse(self._send(request, resendable=key != "none"), Operation.from_dict, None)
+
+    def plain(self, thing: str) -> Operation:
+        """A POST without an idempotency key."""
+        request = self._build_request("POST", f"/things/{thing}", json={})
+        return self._parse(self._send(request, resendable=False), Operation.from_dict, None)
+
+    def wait(self, operation_or_id: Operation | str, *, timeout: float = 5.0) -> Operation:
+        return self._wait(
+            operation_or_id,
+            Operation,
+            STATUSES,
+            lambda operation_id: self._build_request("GET", f"/ops/{operation_id}"),
+            None,
+            timeout=timeout,
+            interval=0.01,
+        )
+
+
+class AsyncClient(rt.AsyncAPIClient):
+    _spec = SPEC
+
+    async def plain(self, thing: str) -> Operation:
+        request = self._build_request("POST", f"/things/{thing}", json={})
+        response = await self._send(request, resendable=False)
+        return self._parse(response, Operation.from_dict, None)
+
+    async def wait(self, operation_id: str) -> Operation:
+        return await self._wait(
+            operation_id,
+            Operation,
+            STATUSES,
+            lambda operation_id: self._build_request("GET", f"/ops/{operation_id}"),
+            None,
+            timeout=5.0,
+            interval=0.01,
+        )
+
+
+def scripted(
+    *answers: httpx.Response | Exception,
+) -> tuple[list[httpx.Request], httpx.MockTransport]:
+    """A transport that answers with ``answers`` in order (raising the exceptions)."""
+    seen: list[httpx.Request] = []
+    queue = list(answers)
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        answer = queue.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    return seen, httpx.MockTransport(handle)
+
+
+def operation(status: str = "STATUS_RUNNING", **headers: str) -> httpx.Response:
+    return httpx.Response(200, json={"id": "op-1", "status": status}, headers=headers)
+
+
+def client(transport: httpx.BaseTransport, **options: Any) -> Client:
+    options.setdefault("max_retries", 2)
+    return Client(api_key="k", transport=transport, **options)
+
+
+@pytest.fixture(autouse=True)
+def no_sleep(monkeypatch):
+    """Retries and polls do not wait here (the delays they would take are recorded)."""
+    slept: list[float] = []
+    monkeypatch.setattr("time.sleep", slept.append)
+    return slept
+
+
+def test_configuration_comes_from_the_arguments_then_the_environment(monkeypatch):
+    monkeypatch.delenv("DEMO_API_KEY", raising=False)
+    with pytest.raises(rt.ConfigurationError, match="set DEMO_API_KEY"):
+        Client()
+    monkeypatch.setenv("DEMO_API_KEY", "from-env")
+    monkeypatch.setenv("DEMO_BASE_URL", "http://127.0.0.1:9/")
+    seen, transport = scripted(operation())
+    with Client(transport=transport) as c:
+        c.plain("a")
+    (request,) = seen
+    assert str(request.url) == "http://127.0.0.1:9/v1/things/a"  # the prefix added once
+    assert request.headers["authorization"] == "Bearer from-env"
+    assert request.headers["user-agent"] == "demo/1.0 (API revision r2)"
+    for bad in ("ftp://x", "not a url"):
+        with pytest.raises(rt.ConfigurationError):
+            Client(base_url=bad)
+    with pytest.raises(rt.ConfigurationError, match="max_retries"):
+        Client(max_retries=-1)
+
+
+def test_a_resendable_call_is_retried_with_one_key():
+    seen, transport = scripted(
+        httpx.Response(503), httpx.Response(409), operation(), httpx.ReadError("gone")
+    )
+    with client(transport) as c:
+        assert c.submit("a", speed=2.0).id == "op-1"
+    keys = {r.headers["idempotency-key"] for r in seen}
+    assert len(seen) == 3 and len(keys) == 1 and uuid.UUID(keys.pop()).version == 4
+
+
+def test_a_call_without_a_key_is_sent_once_unless_provably_not_processed(no_sleep):
+    for failure in (httpx.Response(500), httpx.Response(408), httpx.ReadError("broke")):
+        seen, transport = scripted(failure, operation())
+        with client(transport) as c:
+            with pytest.raises(rt.APIError):
+                c.plain("a")
+        assert len(seen) == 1
+    seen, transport = scripted(httpx.ConnectError("refused"), operation())
+    with client(transport) as c:
+        c.plain("a")  # the connection failed before the request left: sent again
+    seen, transport = scripted(httpx.Response(429, headers={"retry-after-ms": "250"}), operation())
+    with client(transport) as c:
+        c.plain("a")
+    assert len(seen) == 2 and no_sleep[-1] == pytest.approx(0.25)
+
+
+def test_errors_are_typed_and_carry_the_body():
+    seen, transport = scripted(httpx.Response(404, text="nothing here"))
+    with client(transport) as c:
+        with pytest.raises(rt.NotFoundError) as caught:
+            c.plain("a")
+    assert caught.value.status_code == 404 and caught.value.body == "nothing here"
+    assert str(caught.value) == "404 Not Found: nothing here"
+    seen, transport = scripted(httpx.Response(200, text="[1, 2"))
+    with client(transport) as c:
+        with pytest.raises(rt.APIResponseValidationError, match="not valid JSON"):
+            c.plain("a")
+    with client(scripted(httpx.DecodingError("bad gzip"))[1]) as c:
+        with pytest.raises(rt.APIConnectionError, match="bad gzip"):
+            c.plain("a")
+
+
+def test_path_parameters_are_checked_and_escaped():
+    seen, transport = scripted(operation())
+    with client(transport) as c:
+        with pytest.raises(rt.ValidationError, match="^thing: must not be empty"):
+            c.submit("")
+        c.submit("a/b c", key="k-1")
+    assert seen[0].url.raw_path == b"/v1/things/a%2Fb%20c"
+    assert seen[0].headers["idempotency-key"] == "k-1"
+
+
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [(FAILED, rt.OperationFailedError), (CANCELLED, rt.OperationCancelledError)],
+)
+def test_a_wait_ends_on_every_terminal_status(status, error):
+    seen, transport = scripted(operation(), operation(status))
+    with client(transport) as c:
+        with pytest.raises(error):
+            c.wait("op-1")
+    seen, transport = scripted(operation(), operation(COMPLETED))
+    with client(transport) as c:
+        assert c.wait("op-1").status == COMPLETED
+    assert [r.url.path for r in seen] == ["/v1/ops/op-1"] * 2
+
+
+def test_a_status_the_package_does_not_know_is_polled_on_and_named_at_the_deadline(
+    caplog, monkeypatch
+):
+    clock = iter(float(n) for n in range(1000))
+    monkeypatch.setattr("time.monotonic", lambda: next(clock))
+    answers = [operation("STATUS_PAUSED")] * 20
+    with client(scripted(*answers)[1]) as c, caplog.at_level(logging.WARNING, "demo_api"):
+        with pytest.raises(rt.OperationTimeoutError, match="last status STATUS_PAUSED"):
+            c.wait("op-1", timeout=5)
+    warnings = [r.getMessage() for r in caplog.records]
+    assert (
+        len(warnings) == 1 and "STATUS_PAUSED, which this package (API revision r2)" in warnings[0]
+    )
+
+
+def test_a_server_of_another_revision_is_warned_of(caplog):
+    with caplog.at_level(logging.WARNING, "demo_api"):
+        Client(api_key="k", server_revision="r0")
+        assert "revision r0 is not known to this package" in caplog.text
+        caplog.clear()
+        seen, transport = scripted(operation())
+        with Client(api_key="k", transport=transport, server_revision="r1") as c:
+            c.submit("a", speed=1.0)
+    assert "speed: ignored" in caplog.text
+
+
+def test_the_async_client_sends_retries_and_waits():
+    seen, transport = scripted(httpx.ConnectError("refused"), operation(), operation(COMPLETED))
+
+    async def run() -> Operation:
+        async with AsyncClient(api_key="k", transport=transport) as c:
+            await c.plain("a")
+            return await c.wait("op-1")
+
+    assert asyncio.run(run()).status == COMPLETED
+    assert [r.method for r in seen] == ["POST", "POST", "GET"]
+
+
+def test_models_check_what_they_read_and_keep_what_they_do_not_know():
+    read = Operation.from_dict({"id": 7, "status": "STATUS_NEW", "more": 1})
+    assert read.status == "STATUS_NEW" and read.extra == {"more": 1}
+    assert "id" in read.problems
+    assert Operation.from_dict({"status": "STATUS_COMPLETED"}).status is Status.COMPLETED
+    assert str(Status.COMPLETED) == f"{Status.COMPLETED}" == COMPLETED
+    with pytest.raises(rt.ValidationError, match=r"^\(body\): expected an object, got \[\]"):
+        Operation.from_dict([])
+    assert rt.check_number(5, "x") == 5 and rt.check_integer(5.0, "x") == 5
+    with pytest.raises(rt.ValidationError, match="expected a finite number"):
+        rt.check_number(float("nan"), "x")
+    with pytest.raises(rt.ValidationError, match="a double"):
+        rt.check_number(10**400, "x")
+
+
+def test_the_interface_is_what_generated_code_may_import():
+    assert sorted(rt.__all__) == sorted(set(rt.__all__))
+    for name in rt.__all__:
+        assert getattr(rt, name) is not None, name
+    callables: Mapping[str, Callable[..., object]] = {
+        n: getattr(rt, n) for n in rt.__all__ if n[0].islower() and n != "__version__"
+    }
+    assert all(callable(f) for f in callables.values())

@@ -1,0 +1,783 @@
+"""The client core every generated client stands on: configuration, building requests, the
+retry rule, reading responses and waiting for operations.
+
+A generated ``Client`` subclasses :class:`SyncAPIClient` (``AsyncClient``
+:class:`AsyncAPIClient`), names its API in a :class:`ClientSpec`, and has one short method per
+operation that builds the request's path, parameters and body, then calls :meth:`_send` and
+:meth:`_parse` (or :meth:`_wait` for a waiter).
+
+The retry rule: a call is retried up to ``max_retries`` times, with exponential backoff and
+jitter, or after the delay the server asks for (``retry-after-ms``, or ``Retry-After`` in seconds
+or as an HTTP date, where it is at most 60 s); a server's ``x-should-retry: true`` or ``false``
+decides on its own. A request the server may receive twice without harm (``resendable``: an
+idempotent method, or a call that carries an idempotency key) is retried on a connection error, a
+timeout, 408, 409, 429 and 5xx; any other is retried only when it provably was not processed:
+the connection failed before the request was sent, or 429.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import functools
+import json
+import logging
+import os
+import random
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, ClassVar, TypeVar, cast
+from urllib.parse import quote
+
+import httpx
+
+from ._exceptions import (
+    APIConnectionError,
+    APIResponseValidationError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    ConflictError,
+    InternalServerError,
+    NotFoundError,
+    OperationCancelledError,
+    OperationFailedError,
+    OperationTimeoutError,
+    PermissionDeniedError,
+    RateLimitError,
+    RevisionMismatchError,
+    UnprocessableEntityError,
+    ValidationError,
+)
+from ._model import UNSET, Model
+from ._streaming import ServerSentEvent, aiter_events, iter_events
+
+__all__ = [
+    "AsyncAPIClient",
+    "ClientSpec",
+    "SyncAPIClient",
+    "form",
+    "idempotency_key_of",
+    "parameter",
+    "path_parameter",
+    "rejecting_removed_fields",
+    "status_error",
+    "wire",
+]
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_WAIT = 300.0
+"""How long a waiter waits, in seconds, unless told otherwise."""
+FIRST_POLL_INTERVAL = 0.5
+MAX_POLL_INTERVAL = 5.0
+_FIRST_RETRY_DELAY = 0.5
+_MAX_RETRY_DELAY = 8.0
+_MAX_RETRY_AFTER = 60.0
+_BODY_EXCERPT = 200
+# Statuses after which a request that may be sent again is retried.
+_RETRIED_STATUSES = frozenset({408, 409, 429})
+# Failures that happen before the request leaves: the server cannot have processed it.
+_NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+T = TypeVar("T")
+M = TypeVar("M", bound=Model)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class ClientSpec:
+    """What a generated client says of its API."""
+
+    package: str
+    """The generated package's import name (its logger's name)."""
+    user_agent: str
+    base_url: str
+    """The API's host, where ``base_url=`` and the environment give none."""
+    prefix: str = ""
+    """Put between the base URL and every operation's path (``/v1``); a base URL that already
+    ends in it is taken as it is."""
+    api_key_env: str = ""
+    """The environment variable that holds the API key (where ``api_key=`` gives none)."""
+    base_url_env: str = ""
+    """The environment variable that holds the base URL."""
+    revision: str = ""
+    """The API revision the package implements ("" for a package of one document)."""
+    not_applied_by: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """For each other revision of the API, the request fields a server of that revision does not
+    apply as this package means them (by JSON path, with why); ``"(request)"`` where it rejects
+    every request."""
+
+
+class _DeadlinePassed(Exception):
+    """A waiter's deadline came before the request could be sent or sent again."""
+
+
+def rejecting_removed_fields(removed: Mapping[str, str]) -> Callable[[F], F]:
+    """A method that raises RevisionMismatchError, naming the revision, for an argument that an
+    earlier revision had and this one removed (rather than Python's bare TypeError)."""
+
+    def decorate(method: F) -> F:
+        @functools.wraps(method)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            for name in kwargs:
+                if name in removed:
+                    raise RevisionMismatchError(f"{method.__name__}()", name, removed[name])
+            return method(*args, **kwargs)
+
+        return cast(F, checked)
+
+    return decorate
+
+
+def _paths(data: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
+    """The JSON paths of the fields set in ``data``, nested objects' fields included."""
+    for key, value in data.items():
+        path = f"{prefix}.{key}" if prefix else key
+        yield path
+        if isinstance(value, Mapping):
+            yield from _paths(value, path)
+
+
+def form(payload: Mapping[str, Any]) -> dict[str, str | list[str]]:
+    """A form's fields as they are sent: each value as text, a list as repeated fields."""
+    return {
+        key: [_text(v) for v in value] if isinstance(value, list) else _text(value)
+        for key, value in payload.items()
+    }
+
+
+def _multipart(payload: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A multipart body's files (bytes or binary file objects) and its other fields as text."""
+    files = {k: v for k, v in payload.items() if isinstance(v, bytes) or hasattr(v, "read")}
+    return files, form({k: v for k, v in payload.items() if k not in files})
+
+
+def _text(value: object) -> str:
+    """A checked parameter value as it travels: strings as they are, booleans as ``true`` and
+    ``false``, numbers as JSON writes them."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def parameter(
+    value: object, name: str, write: Callable[[Any, str], object]
+) -> str | list[str] | None:
+    """A query, header or cookie parameter, checked against its schema; ``None`` leaves it out."""
+    if value is None:
+        return None
+    checked = write(value, name)
+    return [_text(item) for item in checked] if isinstance(checked, list) else _text(checked)
+
+
+def path_parameter(value: object, name: str, write: Callable[[Any, str], object]) -> str:
+    """A path parameter, checked and escaped for a path segment; an empty value is refused
+    before anything is sent."""
+    text = _text(write(value, name))
+    if not text:
+        raise ValidationError(name, "must not be empty", value)
+    return quote(text, safe="")
+
+
+def idempotency_key_of(given: object, name: str, write: Callable[[Any, str], object]) -> str:
+    """The caller's idempotency key, checked, or a new one for this call (its retries send the
+    same key again)."""
+    if given is None:
+        return str(uuid.uuid4())
+    text = parameter(given, name, write)
+    if not isinstance(text, str) or not text:
+        raise ValidationError(name, "must be a non-empty string", given)
+    return text
+
+
+def wire(value: Any) -> Any:
+    """Arguments in the wire format: models as the dicts they write, UNSET fields left out;
+    the body's model then reads (and so checks) them, plain dicts and models alike."""
+    if isinstance(value, Model):
+        return value.to_dict()
+    if isinstance(value, Mapping):
+        return {key: wire(item) for key, item in value.items() if item is not UNSET}
+    if isinstance(value, (list, tuple)):
+        return [wire(item) for item in value]
+    return value
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """The delay the server asks for, in seconds, as the official SDK reads it:
+    ``retry-after-ms``, else ``Retry-After`` as seconds or an HTTP date."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            return float(response.headers[name]) * scale
+        except (KeyError, ValueError, OverflowError):
+            continue
+    value = response.headers.get("retry-after")
+    parsed = email.utils.parsedate_tz(value) if value else None
+    return None if parsed is None else email.utils.mktime_tz(parsed) - time.time()
+
+
+_BY_STATUS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def status_error(response: httpx.Response, error_model: type[Model] | None) -> APIStatusError:
+    """The error for an error response, with the most useful message its body allows; the body
+    is read as ``error_model`` where it is in the documented format."""
+    body = response.text
+    error: Any = None
+    if error_model is not None:
+        try:
+            error = error_model.from_json(body)
+        except ValidationError:
+            error = None
+        if error is not None and getattr(error, "problems", None):  # not the documented format
+            error = None
+    details = error.to_dict().get("error") if error is not None else None
+    detail = details.get("message") if isinstance(details, dict) else None
+    if not isinstance(detail, str):
+        excerpt = " ".join(body.split())
+        detail = (
+            excerpt[:_BODY_EXCERPT] + ("…" if len(excerpt) > _BODY_EXCERPT else "") or "no body"
+        )
+    status = response.status_code
+    message = f"{status} {response.reason_phrase}: {detail}"
+    if status >= 500:
+        return InternalServerError(message, response=response, body=body, error=error)
+    return _BY_STATUS.get(status, APIStatusError)(
+        message, response=response, body=body, error=error
+    )
+
+
+def _events_of(response: httpx.Response) -> Iterator[ServerSentEvent]:
+    try:
+        yield from iter_events(response.iter_lines())
+    finally:
+        response.close()
+
+
+async def _aevents_of(response: httpx.Response) -> AsyncIterator[ServerSentEvent]:
+    try:
+        async for event in aiter_events(response.aiter_lines()):
+            yield event
+    finally:
+        await response.aclose()
+
+
+def _connection_error(request: httpx.Request, exc: httpx.HTTPError) -> APIConnectionError:
+    message = f"{request.method} {request.url}: {exc or type(exc).__name__}"
+    if isinstance(exc, httpx.TimeoutException):
+        return APITimeoutError(message, request=request)
+    return APIConnectionError(message, request=request)
+
+
+class _Waiting:
+    """One wait for an operation: what its statuses mean, its deadline and its polling interval."""
+
+    def __init__(
+        self,
+        client: _BaseClient,
+        operation_or_id: Any,
+        model: type[Model],
+        statuses: Mapping[str, str],
+        timeout: float,
+        interval: float,
+    ) -> None:
+        self.client = client
+        self.statuses = statuses
+        self.timeout = timeout
+        self.interval = interval
+        self.deadline = time.monotonic() + timeout
+        self.unknown: set[str] = set()
+        if isinstance(operation_or_id, model):
+            self.operation: Any = operation_or_id
+            self.operation_id = str(operation_or_id.id)  # type: ignore[attr-defined]
+        else:
+            self.operation, self.operation_id = None, str(operation_or_id)
+
+    def settled(self) -> bool:
+        """Whether the operation's status is terminal (then it returns, or this raises); else
+        how long to sleep next is in :attr:`delay`."""
+        operation = self.operation
+        if operation is None:
+            self.delay = 0.0
+            return False
+        kind = self.statuses.get(operation.status)
+        if kind == "succeeded":
+            return True
+        if kind == "failed":
+            raise OperationFailedError(operation)
+        if kind == "cancelled":
+            raise OperationCancelledError(operation)
+        if kind is None and operation.status not in self.unknown:
+            self.unknown.add(operation.status)
+            self.client._logger.warning(
+                "operation %s has the status %s, which this package (API revision %s) does not "
+                "know; polling on until it changes or the deadline passes",
+                self.operation_id,
+                operation.status,
+                self.client._spec.revision,
+            )
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise self.timed_out()
+        self.delay = min(self.interval, remaining)
+        self.client._logger.debug(
+            "operation %s is %s; polling again in %.2f s",
+            self.operation_id,
+            operation.status,
+            self.delay,
+        )
+        self.interval = min(self.interval * 2, MAX_POLL_INTERVAL)
+        return False
+
+    def timed_out(self) -> OperationTimeoutError:
+        return OperationTimeoutError(self.operation, self.timeout, operation_id=self.operation_id)
+
+
+class _BaseClient:
+    """Configuration, request building and the retry rule, shared by both clients."""
+
+    _spec: ClassVar[ClientSpec]
+    """What the generated client says of its API (set by each generated client class)."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        base_url: str | None,
+        timeout: float | httpx.Timeout,
+        max_retries: int,
+        headers: Mapping[str, str] | None,
+        server_revision: str | None,
+    ) -> None:
+        spec = self._spec
+        self._logger = logging.getLogger(spec.package)
+        if api_key is None and spec.api_key_env:
+            api_key = os.environ.get(spec.api_key_env)
+        if not api_key:
+            where = f" or set {spec.api_key_env}" if spec.api_key_env else ""
+            raise ConfigurationError(f"no API key: pass api_key=...{where}")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ConfigurationError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+        from_env = os.environ.get(spec.base_url_env) if spec.base_url_env else None
+        self.base_url = (base_url or from_env or spec.base_url).rstrip("/")
+        if not self.base_url:
+            where = f" or set {spec.base_url_env}" if spec.base_url_env else ""
+            raise ConfigurationError(f"no base URL: pass base_url=...{where}")
+        prefix = spec.prefix
+        root = self.base_url if self.base_url.endswith(prefix) else self.base_url + prefix
+        try:
+            url = httpx.URL(root)
+        except httpx.InvalidURL as exc:
+            raise ConfigurationError(f"base_url {self.base_url!r} is not a URL: {exc}") from None
+        if url.scheme not in ("http", "https") or not url.host:
+            raise ConfigurationError(f"base_url {self.base_url!r} is not an http(s) URL")
+        self._root = root
+        try:
+            self.timeout = httpx.Timeout(timeout)
+        except (TypeError, ValueError) as exc:
+            raise ConfigurationError(f"timeout {timeout!r} is not a timeout: {exc}") from None
+        self.max_retries = max_retries
+        self.server_revision = server_revision
+        if server_revision not in (None, spec.revision, *spec.not_applied_by):
+            self._logger.warning(
+                "the server's revision %s is not known to this package (revision %s): which of "
+                "the fields it sends that server ignores cannot be told; see the project's "
+                "compatibility matrix (python -m generator compat)",
+                server_revision,
+                spec.revision,
+            )
+        self._headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Accept": "application/json",
+            "User-Agent": spec.user_agent,
+            **(headers or {}),
+        }
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    def _build_request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        data: Mapping[str, str | list[str]] | None = None,
+        multipart: Mapping[str, Any] | None = None,
+        content: bytes | None = None,
+        content_type: str | None = None,
+        accept: str | None = None,
+        params: Mapping[str, str | list[str] | None] | None = None,
+        headers: Mapping[str, str | list[str] | None] | None = None,
+        cookies: Mapping[str, str | list[str] | None] | None = None,
+    ) -> httpx.Request:
+        given_headers = {k: str(v) for k, v in (headers or {}).items() if v is not None}
+        given_cookies = {k: v for k, v in (cookies or {}).items() if isinstance(v, str)}
+        if given_cookies:
+            pairs = "; ".join(f"{name}={value}" for name, value in given_cookies.items())
+            given_headers["Cookie"] = pairs
+        if content_type is not None:
+            given_headers["Content-Type"] = content_type
+        if accept is not None:
+            given_headers["Accept"] = accept
+        files, fields = _multipart(multipart) if multipart is not None else (None, None)
+        return httpx.Request(
+            method,
+            self._root + path,
+            json=json,
+            data=data if data is not None else fields,
+            files=files,
+            content=content,
+            params={k: v for k, v in (params or {}).items() if v is not None},
+            headers={**self._headers, **given_headers},
+            extensions={"timeout": self.timeout.as_dict()},
+        )
+
+    def _warn_not_applied(self, payload: Mapping[str, Any]) -> None:
+        """Warn of the fields of ``payload`` that a server of ``server_revision`` does not apply
+        as this package means them (it ignores or rejects them)."""
+        known = self._spec.not_applied_by.get(self.server_revision or "")
+        if not known:
+            return
+        sent = set(_paths(payload))
+        found = [
+            f"{path}: {why}" for path, why in known.items() if path in sent or path == "(request)"
+        ]
+        if found:
+            self._logger.warning(
+                "a server of revision %s does not apply what this client (revision %s) sends: %s",
+                self.server_revision,
+                self._spec.revision,
+                "; ".join(found),
+            )
+
+    def _fit_timeout(self, request: httpx.Request, deadline: float | None) -> None:
+        """Hold the request's timeouts to what is left before ``deadline``."""
+        if deadline is None:
+            return
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _DeadlinePassed
+        limits = {
+            name: remaining if value is None else min(value, remaining)
+            for name, value in self.timeout.as_dict().items()
+        }
+        request.extensions["timeout"] = limits
+
+    def _should_retry(
+        self,
+        attempt: int,
+        resendable: bool,
+        *,
+        response: httpx.Response | None = None,
+        error: httpx.TransportError | None = None,
+    ) -> bool:
+        """The retry rule of the module's docstring."""
+        if attempt >= self.max_retries:
+            return False
+        if error is not None:
+            return resendable or isinstance(error, _NOT_SENT_ERRORS)
+        assert response is not None
+        asked = response.headers.get("x-should-retry")
+        if asked in ("true", "false"):
+            return bool(asked == "true")
+        if response.status_code == 429:
+            return True
+        return resendable and (
+            response.status_code in _RETRIED_STATUSES or response.status_code >= 500
+        )
+
+    def _retry_delay(self, attempt: int, response: httpx.Response | None) -> float:
+        asked = _retry_after(response) if response is not None else None
+        if asked is not None and 0 < asked <= _MAX_RETRY_AFTER:
+            return asked
+        backoff = min(_FIRST_RETRY_DELAY * 2.0**attempt, _MAX_RETRY_DELAY)
+        return backoff * (1 - 0.25 * random.random())
+
+    def _log_retry(self, request: httpx.Request, what: str, attempt: int, delay: float) -> None:
+        self._logger.info(
+            "%s %s %s; retry %d in %.2f s", request.method, request.url, what, attempt + 1, delay
+        )
+
+    def _parse(
+        self,
+        response: httpx.Response,
+        read: Callable[[object, str], T],
+        error_model: type[Model] | None,
+    ) -> T:
+        """The JSON of a success response, read by ``read``; an error response raises."""
+        if response.is_error:
+            raise status_error(response, error_model)
+        try:
+            try:
+                data = json.loads(response.content)
+            except ValueError as exc:
+                raise ValidationError("", f"not valid JSON ({exc})") from None
+            except RecursionError:
+                raise ValidationError("", "not readable JSON: nested too deeply") from None
+            return read(data, "")
+        except ValidationError as exc:
+            raise APIResponseValidationError(
+                f"the {response.status_code} response is not as the API describes it: {exc}",
+                response=response,
+            ) from exc
+
+
+class SyncAPIClient(_BaseClient):
+    """The base of a generated ``Client``: the configuration of the client's docstring, an
+    ``httpx.Client``, and sending with the retry rule."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        headers: Mapping[str, str] | None = None,
+        http_client: httpx.Client | None = None,
+        transport: httpx.BaseTransport | None = None,
+        server_revision: str | None = None,
+    ) -> None:
+        super().__init__(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            headers=headers,
+            server_revision=server_revision,
+        )
+        if http_client is not None and transport is not None:
+            raise ConfigurationError("pass http_client or transport, not both")
+        self._owns_http = http_client is None
+        self._http = (
+            http_client
+            if http_client is not None
+            else httpx.Client(transport=transport, timeout=timeout)
+        )
+
+    def close(self) -> None:
+        """Close the connection pool (not that of an ``http_client`` passed in)."""
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self: T) -> T:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _send(
+        self,
+        request: httpx.Request,
+        *,
+        resendable: bool,
+        deadline: float | None = None,
+        stream: bool = False,
+    ) -> httpx.Response:
+        """Send ``request``, retrying as the retry rule allows; with a ``deadline``
+        (``time.monotonic()``), no attempt or wait runs past it. With ``stream``, the body of
+        the response returned is left to be read."""
+        attempt = 0
+        while True:
+            self._fit_timeout(request, deadline)
+            self._logger.debug("sending %s %s", request.method, request.url)
+            try:
+                response = self._http.send(request, stream=stream)
+            except httpx.TransportError as exc:
+                if not self._should_retry(attempt, resendable, error=exc):
+                    raise _connection_error(request, exc) from exc
+                delay = self._retry_delay(attempt, None)
+                self._log_retry(request, f"failed ({type(exc).__name__})", attempt, delay)
+            except httpx.HTTPError as exc:  # the response could not be read (decoding, ...)
+                raise _connection_error(request, exc) from exc
+            else:
+                self._logger.debug(
+                    "%s %s answered %d", request.method, request.url, response.status_code
+                )
+                if not self._should_retry(attempt, resendable, response=response):
+                    return response
+                response.close()
+                delay = self._retry_delay(attempt, response)
+                self._log_retry(request, f"answered {response.status_code}", attempt, delay)
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                raise _DeadlinePassed
+            time.sleep(delay)
+            attempt += 1
+
+    def _events(
+        self, request: httpx.Request, *, resendable: bool, error: type[Model] | None
+    ) -> Iterator[ServerSentEvent]:
+        """Send ``request`` and return the events of its response as they arrive."""
+        response = self._send(request, resendable=resendable, stream=True)
+        if response.is_error:
+            response.read()
+            raise status_error(response, error)
+        return _events_of(response)
+
+    def _wait(
+        self,
+        operation_or_id: M | str,
+        model: type[M],
+        statuses: Mapping[str, str],
+        retrieve: Callable[[str], httpx.Request],
+        error: type[Model] | None,
+        *,
+        timeout: float,
+        interval: float,
+    ) -> M:
+        """Poll the operation (``retrieve(id)`` builds the request) until its status is terminal,
+        as ``statuses`` say (``"succeeded"``, ``"failed"``, ``"cancelled"``, ``"in-progress"``):
+        first after ``interval`` seconds where an operation is given, at once for an id, the
+        interval doubling up to 5 s; nothing runs past the deadline."""
+        waiting = _Waiting(self, operation_or_id, model, statuses, timeout, interval)
+        while not waiting.settled():
+            if waiting.delay:
+                time.sleep(waiting.delay)
+            try:
+                response = self._send(
+                    retrieve(waiting.operation_id), resendable=True, deadline=waiting.deadline
+                )
+            except _DeadlinePassed:
+                raise waiting.timed_out() from None
+            waiting.operation = self._parse(response, model.from_dict, error)
+        return waiting.operation  # type: ignore[no-any-return]
+
+
+class AsyncAPIClient(_BaseClient):
+    """The asyncio twin of :class:`SyncAPIClient`. Cancelling a call (``task.cancel()``)
+    abandons its request; the client stays usable."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        headers: Mapping[str, str] | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        server_revision: str | None = None,
+    ) -> None:
+        super().__init__(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            headers=headers,
+            server_revision=server_revision,
+        )
+        if http_client is not None and transport is not None:
+            raise ConfigurationError("pass http_client or transport, not both")
+        self._owns_http = http_client is None
+        self._http = (
+            http_client
+            if http_client is not None
+            else httpx.AsyncClient(transport=transport, timeout=timeout)
+        )
+
+    async def aclose(self) -> None:
+        """Close the connection pool (not that of an ``http_client`` passed in)."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self: T) -> T:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def _send(
+        self,
+        request: httpx.Request,
+        *,
+        resendable: bool,
+        deadline: float | None = None,
+        stream: bool = False,
+    ) -> httpx.Response:
+        """:meth:`SyncAPIClient._send`, awaited."""
+        attempt = 0
+        while True:
+            self._fit_timeout(request, deadline)
+            self._logger.debug("sending %s %s", request.method, request.url)
+            try:
+                response = await self._http.send(request, stream=stream)
+            except httpx.TransportError as exc:
+                if not self._should_retry(attempt, resendable, error=exc):
+                    raise _connection_error(request, exc) from exc
+                delay = self._retry_delay(attempt, None)
+                self._log_retry(request, f"failed ({type(exc).__name__})", attempt, delay)
+            except httpx.HTTPError as exc:  # the response could not be read (decoding, ...)
+                raise _connection_error(request, exc) from exc
+            else:
+                self._logger.debug(
+                    "%s %s answered %d", request.method, request.url, response.status_code
+                )
+                if not self._should_retry(attempt, resendable, response=response):
+                    return response
+                await response.aclose()
+                delay = self._retry_delay(attempt, response)
+                self._log_retry(request, f"answered {response.status_code}", attempt, delay)
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                raise _DeadlinePassed
+            await asyncio.sleep(delay)
+            attempt += 1
+
+    async def _events(
+        self, request: httpx.Request, *, resendable: bool, error: type[Model] | None
+    ) -> AsyncIterator[ServerSentEvent]:
+        """Send ``request`` and return the events of its response as they arrive."""
+        response = await self._send(request, resendable=resendable, stream=True)
+        if response.is_error:
+            await response.aread()
+            raise status_error(response, error)
+        return _aevents_of(response)
+
+    async def _wait(
+        self,
+        operation_or_id: M | str,
+        model: type[M],
+        statuses: Mapping[str, str],
+        retrieve: Callable[[str], httpx.Request],
+        error: type[Model] | None,
+        *,
+        timeout: float,
+        interval: float,
+    ) -> M:
+        """:meth:`SyncAPIClient._wait`, awaited."""
+        waiting = _Waiting(self, operation_or_id, model, statuses, timeout, interval)
+        while not waiting.settled():
+            if waiting.delay:
+                await asyncio.sleep(waiting.delay)
+            try:
+                response = await self._send(
+                    retrieve(waiting.operation_id), resendable=True, deadline=waiting.deadline
+                )
+            except _DeadlinePassed:
+                raise waiting.timed_out() from None
+            waiting.operation = self._parse(response, model.from_dict, error)
+        return waiting.operation  # type: ignore[no-any-return]

@@ -1,0 +1,537 @@
+"""A local optimizer session: what an optim-step does to a model, run on this machine.
+
+It follows the API's reference semantics step by step: check the request, measure the total
+gradient norm, refuse non-finite gradients, clip, update (Adam, or Muon with Adam for the
+parameters Muon does not handle), then count the step and clear the gradients.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import math
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import torch
+from torch import Tensor, nn
+
+from .._exceptions import (
+    ConfigurationError,
+    IdempotencyKeyReusedError,
+    UnknownOperationError,
+    ValidationError,
+)
+from .._model import Model, at
+from ..settings import SESSION_DEFAULTS, SETTING_RANGES, Group, Refused, Rule, Sets
+from . import _optim
+from ._definition import ReferenceRevision
+
+__all__ = ["ADAM_DEFAULTS", "MUON_DEFAULTS", "LocalSession", "UnknownOperationError"]
+
+
+def _of(optimizer: str) -> Mapping[str, float]:
+    prefix = optimizer + "."
+    return {k.removeprefix(prefix): v for k, v in SESSION_DEFAULTS.items() if k.startswith(prefix)}
+
+
+ADAM_DEFAULTS: Mapping[str, float] = _of("adam")
+"""Session defaults of Adam (also of the Adam-handled parameters of a Muon session)."""
+MUON_DEFAULTS: Mapping[str, float] = _of("muon")
+"""Session defaults of Muon."""
+DEFAULT_CLIP = SESSION_DEFAULTS["clip"]
+
+Optimizer = Literal["adam", "muon"]
+MuonFilter = Callable[[str, Tensor], bool]
+
+
+class _InvalidInput(Exception):
+    def __init__(self, path: str, value: object, problem: str) -> None:
+        super().__init__(f"{path or '(body)'}: {problem}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """A request field's value for a setting."""
+
+    path: str
+    value: float
+    fallback: bool
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What one step uses, after per-step overrides fell back to the session defaults."""
+
+    clip: float
+    adam: Mapping[str, float]
+    muon: Mapping[str, float]
+
+
+def default_muon_filter(name: str, param: Tensor) -> bool:
+    """Muon handles every 2-D parameter whose name contains neither ``embed`` nor ``lm_head``."""
+    return param.ndim == 2 and "embed" not in name and "lm_head" not in name
+
+
+class LocalSession:
+    """A training session's optimizer, applied to local ``torch`` parameters.
+
+    A revision's package subclasses it with the revision's definitions (``revision``), so that
+    requests and answers are that revision's models and its fields follow their rules.
+
+    ``params`` is a ``torch.nn.Module`` or ``(name, parameter)`` pairs; only parameters that
+    require gradients take part. ``optimizer`` is ``"adam"`` or ``"muon"``; in a Muon session
+    ``muon_filter(name, param)`` says which parameters Muon handles (default: 2-D, no ``embed``
+    or ``lm_head`` in the name), Adam handling the rest, and ``muon_scaling`` is ``"original"``
+    (``lr * sqrt(max(1, A/B))``) or ``"match_adam"`` (``lr * 0.2 * sqrt(max(A, B))``).
+
+    A setting a step's request leaves out takes the default the revision's document declares
+    for its field (``revision.defaults``), else the session default (``ADAM_DEFAULTS``,
+    ``MUON_DEFAULTS``, a clip value of 1.0). ``defaults`` override both. An Adam session takes
+    ``learning_rate``,
+    ``beta1``, ``beta2``, ``eps``, ``weight_decay`` and ``grad_clip_norm``; a Muon session takes
+    ``learning_rate``, ``momentum``, ``newton_schulz_steps``, ``weight_decay``,
+    ``grad_clip_norm``, and ``adam_learning_rate``, ``adam_beta1``, ``adam_beta2``, ``adam_eps``,
+    ``adam_weight_decay`` for its Adam-handled parameters.
+
+    Gradients accumulate in ``param.grad`` as usual; :meth:`optim_step` consumes them. Steps run
+    one at a time, in the order they were submitted, also from several threads.
+
+    A step that fails changes nothing. With ``rollback``, the session copies the parameters,
+    gradients and optimizer state it is about to update, so that even an exception inside the
+    update (out of memory, say) leaves them as they were; that costs a copy of each per step.
+    Without it, such an exception leaves the session refusing further steps until
+    :meth:`load_state_dict` restores a saved state.
+    """
+
+    revision: ClassVar[ReferenceRevision]
+    """The revision whose requests the session takes (set by the revision's package)."""
+
+    def __init__(
+        self,
+        params: nn.Module | Iterable[tuple[str, Tensor]],
+        optimizer: Optimizer = "adam",
+        *,
+        muon_scaling: _optim.MuonScaling = "original",
+        muon_filter: MuonFilter | None = None,
+        rollback: bool = False,
+        **defaults: float,
+    ) -> None:
+        named = params.named_parameters() if isinstance(params, nn.Module) else params
+        self._params: dict[str, Tensor] = {name: p for name, p in named if p.requires_grad}
+        if optimizer not in ("adam", "muon"):
+            raise ConfigurationError(f"optimizer must be 'adam' or 'muon', got {optimizer!r}")
+        if muon_scaling not in ("original", "match_adam"):
+            raise ConfigurationError(
+                f"muon_scaling must be 'original' or 'match_adam', got {muon_scaling!r}"
+            )
+        if optimizer == "adam" and muon_filter is not None:
+            raise ConfigurationError("muon_filter is for Muon sessions")
+        self.optimizer: Optimizer = optimizer
+        self.muon_scaling: _optim.MuonScaling = muon_scaling
+        self._adam_defaults, self._muon_defaults, self._clip_default = self._session_defaults(
+            optimizer, self.revision.defaults[optimizer], defaults
+        )
+        chosen = muon_filter or default_muon_filter
+        self._muon_names = frozenset(
+            name for name, p in self._params.items() if optimizer == "muon" and chosen(name, p)
+        )
+        for name in self._muon_names:
+            if self._params[name].ndim != 2:
+                raise ConfigurationError(
+                    f"Muon handles 2-D parameters only; the filter chose {name!r}"
+                )
+        self._adam_state: dict[str, _optim.AdamParamState] = {}
+        self._muon_state: dict[str, _optim.MuonParamState] = {}
+        self._step = 0
+        self._operations: dict[str, Model] = {}
+        self._keys: dict[str, tuple[str, str]] = {}
+        """Idempotency key -> (fingerprint of the request body, id of its operation)."""
+        self._rollback = rollback
+        self._broken: str | None = None
+        self._last_settings: dict[str, Any] | None = None
+        self._turns = threading.Condition()
+        self._next_ticket = 0
+        self._serving = 0
+
+    @staticmethod
+    def _session_defaults(
+        optimizer: Optimizer, declared: Mapping[str, float], given: Mapping[str, float]
+    ) -> tuple[dict[str, float], dict[str, float], float]:
+        adam, muon, clip = dict(ADAM_DEFAULTS), dict(MUON_DEFAULTS), DEFAULT_CLIP
+        for setting, value in declared.items():  # what the revision's document declares
+            group, _, name = setting.rpartition(".")
+            if group == "adam":
+                adam[name] = value
+            elif group == "muon":
+                muon[name] = value
+            else:
+                clip = value
+        for key, value in given.items():
+            table: dict[str, float] | None
+            if key == "grad_clip_norm":
+                table, name = None, "clip"
+            elif optimizer == "adam":
+                table, name = adam, key
+            elif key.startswith("adam_"):
+                table, name = adam, key.removeprefix("adam_")
+            else:
+                table, name = muon, key
+            if table is not None and name not in table:
+                raise ConfigurationError(
+                    f"unknown session default {key!r} for a {optimizer} session"
+                )
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+            ):
+                raise ConfigurationError(
+                    f"session default {key} must be a finite number, got {value!r}"
+                )
+            problem = SETTING_RANGES[name].problem(value)
+            if problem:
+                raise ConfigurationError(f"session default {key} {problem}, got {value!r}")
+            if table is None:
+                clip = value
+            else:
+                table[name] = value
+        return adam, muon, clip
+
+    @property
+    def step(self) -> int:
+        """The number of completed steps."""
+        return self._step
+
+    @property
+    def last_settings(self) -> dict[str, Any] | None:
+        """The hyperparameters the last completed step used, after its overrides fell back to
+        the session defaults: ``{"clip": ..., "adam": {...}, "muon": {...}}`` (``None`` before
+        the first step)."""
+        return self._last_settings
+
+    # -- operations ---------------------------------------------------------------------------------
+
+    def optim_step(
+        self,
+        body: Model | Mapping[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        gradients: Callable[[], object] | None = None,
+    ) -> Any:
+        """Apply one optimizer step with the per-step overrides of ``body`` (the model, or a dict in
+        the wire format) and return the finished operation: COMPLETED with ``output.step``, or
+        FAILED with an error code and a message, having changed nothing.
+
+        An ``idempotency_key`` seen before with the same body returns that request's operation
+        and applies no second step; with another body it raises IdempotencyKeyReusedError.
+        ``gradients``, where given, is called once the request is checked, to put this step's
+        gradients in ``.grad`` (a server computes them there, so that a refused request does not
+        leave gradients behind for the next step).
+        """
+        with self._turn():
+            fingerprint = _fingerprint(body) if idempotency_key is not None else ""
+            if idempotency_key is not None and idempotency_key in self._keys:
+                seen, operation_id = self._keys[idempotency_key]
+                if seen != fingerprint:
+                    raise IdempotencyKeyReusedError(idempotency_key, operation_id)
+                return self._operations[operation_id]
+            operation = self._run(body, gradients)
+            self._operations[operation.id] = operation
+            if idempotency_key is not None:
+                self._keys[idempotency_key] = (fingerprint, operation.id)
+            return operation
+
+    def get_operation(self, operation_id: str) -> Any:
+        """The operation with this id, as it is now."""
+        try:
+            return self._operations[operation_id]
+        except KeyError:
+            raise UnknownOperationError(f"no operation {operation_id!r} in this session") from None
+
+    def _run(self, body: Model | Mapping[str, Any], gradients: Callable[[], object] | None) -> Any:
+        definition = self.revision
+        operation_id = str(uuid.uuid4())
+        if self._broken is not None:
+            return self._failed(operation_id, definition.internal_error, self._broken)
+        try:
+            settings = self._settings(body)
+        except (ValidationError, _InvalidInput) as exc:
+            return self._failed(operation_id, definition.invalid_input, str(exc))
+        before = self._gradients() if gradients is not None or self._rollback else None
+        if gradients is not None:
+            try:
+                with torch.enable_grad():
+                    gradients()
+            except Exception as exc:
+                self._restore_gradients(before)
+                message = f"computing the step's gradients failed ({type(exc).__name__}: {exc})"
+                return self._failed(operation_id, definition.internal_error, message)
+        names = [name for name, p in self._params.items() if p.grad is not None]
+        total_norm = _optim.total_grad_norm([_grad(self._params[name]) for name in names])
+        if not torch.isfinite(total_norm):
+            if gradients is not None:
+                self._restore_gradients(before)
+            message = f"the total gradient norm is {total_norm.item()}; nothing was changed"
+            return self._failed(operation_id, definition.non_finite, message)
+        saved = self._copy_state() if self._rollback else None
+        try:
+            self._apply(names, settings, total_norm)
+        except Exception as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+            if saved is None:
+                self._broken = (
+                    f"an update failed midway ({problem}), so parameters and optimizer state "
+                    "may be half-updated; restore a saved state with load_state_dict()"
+                )
+                return self._failed(operation_id, definition.internal_error, self._broken)
+            self._restore_state(saved)
+            self._restore_gradients(before)
+            return self._failed(
+                operation_id,
+                definition.internal_error,
+                f"the update failed ({problem}); nothing was changed",
+            )
+        self._step += 1
+        self._last_settings = {
+            "clip": settings.clip,
+            "adam": dict(settings.adam),
+            "muon": dict(settings.muon),
+        }
+        for p in self._params.values():
+            p.grad = None
+        result = definition.result(step=str(self._step))
+        return definition.operation(id=operation_id, status=definition.succeeded, output=result)
+
+    def _gradients(self) -> dict[str, Tensor | None]:
+        """A copy of every parameter's gradient, to put back if the step fails."""
+        return {
+            name: None if p.grad is None else p.grad.detach().clone()
+            for name, p in self._params.items()
+        }
+
+    def _restore_gradients(self, saved: Mapping[str, Tensor | None] | None) -> None:
+        if saved is None:
+            return
+        for name, grad in saved.items():
+            self._params[name].grad = grad
+
+    def _copy_state(self) -> tuple[dict[str, Tensor], Any, Any]:
+        """The parameters and the optimizer state, copied (for ``rollback``)."""
+        parameters = {name: p.detach().clone() for name, p in self._params.items()}
+        return parameters, copy.deepcopy(self._adam_state), copy.deepcopy(self._muon_state)
+
+    def _restore_state(self, saved: tuple[dict[str, Tensor], Any, Any]) -> None:
+        parameters, self._adam_state, self._muon_state = saved
+        with torch.no_grad():
+            for name, value in parameters.items():
+                self._params[name].copy_(value)
+
+    def _failed(self, operation_id: str, code: Any, message: str) -> Any:
+        definition = self.revision
+        return definition.operation(
+            id=operation_id,
+            status=definition.failed,
+            error=definition.error(code=code, message=message),
+        )
+
+    # -- saving -------------------------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """Parameters, optimizer state, step counter, operations and idempotency keys, to continue
+        bit-for-bit after loading."""
+        with self._turn():
+            return {
+                "optimizer": self.optimizer,
+                "step": self._step,
+                "operations": {key: op.to_dict() for key, op in self._operations.items()},
+                "idempotency_keys": {key: list(entry) for key, entry in self._keys.items()},
+                "parameters": {name: p.detach().clone() for name, p in self._params.items()},
+                "adam": {
+                    name: {
+                        "exp_avg": s.exp_avg.clone(),
+                        "exp_avg_sq": s.exp_avg_sq.clone(),
+                        "step": s.step,
+                    }
+                    for name, s in self._adam_state.items()
+                },
+                "muon": {
+                    name: {"momentum_buffer": s.momentum_buffer.clone()}
+                    for name, s in self._muon_state.items()
+                },
+            }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore what :meth:`state_dict` saved into this session's parameters and state."""
+        with self._turn():
+            if state["optimizer"] != self.optimizer:
+                raise ConfigurationError(
+                    f"the state is of a {state['optimizer']} session, this is a {self.optimizer} one"
+                )
+            saved = state["parameters"]
+            if set(saved) != set(self._params):
+                raise ConfigurationError("the state's parameters are not this session's parameters")
+            for name, value in saved.items():
+                if value.shape != self._params[name].shape:
+                    raise ConfigurationError(
+                        f"parameter {name!r} has shape {tuple(value.shape)} in the state"
+                    )
+            with torch.no_grad():
+                for name, value in saved.items():
+                    self._params[name].copy_(value)
+            self._adam_state = {
+                name: _optim.AdamParamState(
+                    s["exp_avg"].clone(), s["exp_avg_sq"].clone(), int(s["step"])
+                )
+                for name, s in state["adam"].items()
+            }
+            self._muon_state = {
+                name: _optim.MuonParamState(s["momentum_buffer"].clone())
+                for name, s in state["muon"].items()
+            }
+            self._step = int(state["step"])
+            self._operations = {
+                key: self.revision.operation.from_dict(op)
+                for key, op in state["operations"].items()
+            }
+            self._keys = {
+                key: (entry[0], entry[1]) for key, entry in state["idempotency_keys"].items()
+            }
+            self._broken = None
+
+    # -- one step -----------------------------------------------------------------------------------
+
+    def _settings(self, body: Model | Mapping[str, Any]) -> _Settings:
+        """Check the request and resolve every setting of the step: each field set in the body
+        overrides the settings its rule names, else the session default applies."""
+        model = self.revision.body
+        wire = body.to_dict() if isinstance(body, model) else model.from_dict(body).to_dict()
+        chosen: dict[str, _Choice] = {}
+        for path, value, rule in _fields_set(wire, self.revision.rules[self.optimizer], ""):
+            if isinstance(rule, Refused):
+                raise _InvalidInput(path, value, rule.problem)
+            if isinstance(rule, Sets):
+                for setting in rule.settings:
+                    _choose(chosen, setting, _Choice(path, value, rule.fallback))
+        values = {setting: choice.value for setting, choice in chosen.items()}
+        return _Settings(
+            clip=values.get("clip", self._clip_default),
+            adam=_group(self._adam_defaults, values, "adam."),
+            muon=_group(self._muon_defaults, values, "muon."),
+        )
+
+    def _apply(self, names: list[str], settings: _Settings, total_norm: Tensor) -> None:
+        # The clip: Muon's gradients are scaled before Newton-Schulz; Adam's inside its kernel.
+        clip_coef = _optim.clip_coefficient(settings.clip, total_norm)
+        muon_names = [name for name in names if name in self._muon_names]
+        adam_names = [name for name in names if name not in self._muon_names]
+        if muon_names:
+            muon_grads = [_grad(self._params[n]) for n in muon_names]
+            if clip_coef is not None:
+                torch._foreach_mul_(muon_grads, clip_coef.to(muon_grads[0].device))
+            states = _optim.ensure_states(
+                self._muon_state, [(n, self._params[n]) for n in muon_names], _optim.muon_state
+            )
+            _optim.muon_step(
+                [self._params[n] for n in muon_names],
+                muon_grads,
+                [s.momentum_buffer for s in states],
+                lr=settings.muon["learning_rate"],
+                momentum=settings.muon["momentum"],
+                weight_decay=settings.muon["weight_decay"],
+                ns_steps=int(settings.muon["newton_schulz_steps"]),
+                scaling=self.muon_scaling,
+            )
+        if adam_names:
+            _optim.adam_update(
+                [self._params[n] for n in adam_names],
+                [_grad(self._params[n]) for n in adam_names],
+                _optim.ensure_states(
+                    self._adam_state, [(n, self._params[n]) for n in adam_names], _optim.adam_state
+                ),
+                lr=settings.adam["learning_rate"],
+                beta1=settings.adam["beta1"],
+                beta2=settings.adam["beta2"],
+                eps=settings.adam["eps"],
+                weight_decay=settings.adam["weight_decay"],
+                clip_coef=clip_coef,
+            )
+
+    # -- bookkeeping --------------------------------------------------------------------------------
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """Run the block after every block entered before it (first come, first served)."""
+        with self._turns:
+            ticket = self._next_ticket
+            self._next_ticket += 1
+            self._turns.wait_for(lambda: self._serving == ticket)
+        try:
+            yield
+        finally:
+            with self._turns:
+                self._serving += 1
+                self._turns.notify_all()
+
+
+def _fingerprint(body: Model | Mapping[str, Any]) -> str:
+    """What an idempotency key is compared by: the body's JSON, keys sorted."""
+    data = body.to_dict() if isinstance(body, Model) else body
+    try:
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(data)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _grad(param: Tensor) -> Tensor:
+    assert param.grad is not None
+    return param.grad
+
+
+def _fields_set(
+    data: Mapping[str, Any], rules: Mapping[str, Rule], prefix: str
+) -> Iterator[tuple[str, Any, Rule]]:
+    """Every field set in ``data`` but the groups, with its JSON path and rule (the fields of a
+    group follow the group's own rule)."""
+    for key, value in data.items():
+        path = at(prefix, key)
+        rule = rules[path]
+        if isinstance(rule, Group):
+            yield from _fields_set(value, rules, path)
+        else:
+            yield path, value, rule
+
+
+def _choose(chosen: dict[str, _Choice], setting: str, choice: _Choice) -> None:
+    """Record ``choice`` for ``setting``: it is checked against the setting's range, a group's
+    value wins over a step-level one, and two values of the same standing must be equal."""
+    name = setting.rpartition(".")[2]
+    problem = SETTING_RANGES[name].problem(choice.value)
+    if problem:
+        raise _InvalidInput(choice.path, choice.value, problem)
+    earlier = chosen.get(setting)
+    if earlier is None or (earlier.fallback and not choice.fallback):
+        chosen[setting] = choice
+    elif earlier.fallback == choice.fallback and earlier.value != choice.value:
+        raise _InvalidInput(
+            choice.path,
+            choice.value,
+            f"differs from {earlier.path} ({earlier.value}); set one {name} value",
+        )
+
+
+def _group(
+    defaults: Mapping[str, float], values: Mapping[str, float], prefix: str
+) -> dict[str, float]:
+    """The session defaults of one optimizer, with the step's values for it."""
+    settings = dict(defaults)
+    for setting, value in values.items():
+        if setting.startswith(prefix):
+            settings[setting.removeprefix(prefix)] = value
+    return settings

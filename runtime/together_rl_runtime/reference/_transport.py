@@ -1,0 +1,49 @@
+"""httpx transports that serve the generated client from local sessions, with no network."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+import httpx
+
+from ._definition import ReferenceRevision
+from ._routes import Router, Sessions, SessionSource
+
+__all__ = ["LocalTransport"]
+
+
+class LocalTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Serve requests from local sessions, for ``Client(transport=...)`` and
+    ``AsyncClient(transport=...)``.
+
+    ``sessions`` is one :class:`LocalSession` (served under the first session id the client
+    uses), a mapping of session ids to sessions, or a function that makes the session of an id
+    on its first request. With an ``api_key``, requests must carry it as a bearer token. The
+    async side runs each step in a worker thread, so a long step does not block the event loop.
+
+    A revision's package subclasses it with the revision's definitions (``revision``).
+    """
+
+    revision: ClassVar[ReferenceRevision]
+    """The revision whose requests the transport answers (set by the revision's package)."""
+
+    def __init__(self, sessions: SessionSource, *, api_key: str | None = None) -> None:
+        self.router = Router(Sessions(sessions), self.revision, api_key=api_key)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        status, payload = self.router.respond(
+            request.method, _raw_path(request), request.headers, request.read()
+        )
+        return httpx.Response(status, json=payload, request=request)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = await request.aread()
+        status, payload = await asyncio.to_thread(
+            self.router.respond, request.method, _raw_path(request), request.headers, body
+        )
+        return httpx.Response(status, json=payload, request=request)
+
+
+def _raw_path(request: httpx.Request) -> str:
+    return request.url.raw_path.decode("ascii").partition("?")[0]
