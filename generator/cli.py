@@ -411,7 +411,7 @@ def _generate_document(args: argparse.Namespace) -> int:
                 cache_dir=default_cache_dir(),
             )
             for warning in rendering.warnings:
-                print(f"warning: left out {warning}", file=sys.stderr)
+                print(f"warning: {warning}", file=sys.stderr)
 
             def verify(staging: Path) -> None:
                 import_packages([(staging, package.import_name)])
