@@ -22,6 +22,7 @@ from .errors import GeneratorError
 from .ir import Document
 from .loader import load_yaml
 from .parser import parse_file
+from .pointer import locate
 from .revisions import RevisionIndex, append_revision, check_new_revision, load_index
 
 if TYPE_CHECKING:
@@ -215,16 +216,19 @@ def _validate(args: argparse.Namespace) -> int:
 def _document(spec_dir: Path, name: str) -> Document:
     path = Path(name)
     if path.suffix in (".yaml", ".yml", ".json") or path.is_file():
-        return parse_file(path)
+        return parse_file(path, mode="complete")
     return load_index(spec_dir).get(name).document
 
 
 def _diff(args: argparse.Namespace) -> int:
-    changes = diff_documents(
-        _document(args.spec_dir, args.old),
-        _document(args.spec_dir, args.new),
-        descriptions=args.descriptions,
-    )
+    old, new = _document(args.spec_dir, args.old), _document(args.spec_dir, args.new)
+    for name, doc in ((args.old, old), (args.new, new)):
+        for omission in doc.omitted:  # an operation the parser could not read at all
+            print(
+                f"warning: not compared: {locate(name, omission.pointer)}: {omission.reason}",
+                file=sys.stderr,
+            )
+    changes = diff_documents(old, new, descriptions=args.descriptions)
     print(_FORMATS[args.format](changes), end="")
     return 0
 
