@@ -21,6 +21,7 @@ from .diff import Change, diff_documents
 from .errors import GeneratorError
 from .ir import Document
 from .loader import load_yaml
+from .naming import shorten
 from .parser import parse_file
 from .pointer import locate
 from .revisions import RevisionIndex, append_revision, check_new_revision, load_index
@@ -451,7 +452,7 @@ def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
 
     title = title or args.spec.stem
     words = re.findall(r"[0-9A-Za-z]+", title.lower()) or ["api"]
-    name = args.package or "_".join(words)
+    name = args.package or shorten("_".join(words))
     if not name.isidentifier() or keyword.iskeyword(name):
         raise GeneratorError(f"--package {name!r} is not a Python package name")
     distribution = args.distribution or name.replace("_", "-")

@@ -314,6 +314,8 @@ class Document:
     diagnostics: tuple[Diagnostic, ...] = ()
     omitted: tuple[Omission, ...] = ()
     """What a lenient parse left out (constructs the generator does not support), never silently."""
+    files: tuple[str, ...] = ()
+    """The other files its ``$ref`` s read, by path relative to the document's folder."""
 
     def resolve(self, schema: Schema) -> Schema:
         """Follow :class:`Ref` s to the schema they name (a chain of refs is followed to its end)."""

@@ -325,6 +325,7 @@ class _Parser:
             schemas=schemas,
             diagnostics=tuple(self.diagnostics),
             omitted=tuple(self.omitted),
+            files=tuple(sorted(name for name in self.files if name)),
         )
 
     def component(self, name: str) -> ir.Schema:
@@ -1108,16 +1109,42 @@ def _strip(schema: ir.Schema) -> ir.Schema:
 
 
 def _digest(node: Any) -> str:
-    """The sha256 of a node's JSON, keys sorted (keys of any type read as strings)."""
-    return hashlib.sha256(json.dumps(_canonical(node), sort_keys=True).encode()).hexdigest()
+    """The sha256 of a node's JSON, keys sorted (keys of any type read as strings), written
+    without recursion (what a parser cannot represent may nest without bound)."""
+    digest = hashlib.sha256()
+    todo: list[Any] = [node]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, _Token):
+            digest.update(item.text.encode("utf-8", "surrogatepass"))
+        elif isinstance(item, Mapping):
+            entries = sorted((str(k), v) for k, v in item.items())
+            todo.append(_Token("}"))
+            for key, value in reversed(entries):
+                todo += [_Token(","), value, _Token(json.dumps(key) + ":")]
+            todo.append(_Token("{"))
+        elif isinstance(item, list):
+            todo.append(_Token("]"))
+            for value in reversed(item):
+                todo += [_Token(","), value]
+            todo.append(_Token("["))
+        else:
+            text = (
+                json.dumps(item)
+                if isinstance(item, (str, int, float, bool, type(None)))
+                else repr(item)
+            )
+            digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
-def _canonical(node: Any) -> Any:
-    if isinstance(node, Mapping):
-        return {str(k): _canonical(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_canonical(v) for v in node]
-    return node if isinstance(node, (str, int, float, bool, type(None))) else str(node)
+class _Token:
+    """Text of the JSON :func:`_digest` writes, between the values."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def _first_opaque(schema: ir.Schema) -> ir.Opaque | None:

@@ -842,7 +842,8 @@ def plain_parameter(doc: ir.Document, param: ir.Parameter) -> bool:
     primitive or an enum, in its location's default style, or an array of those in a query's
     default ``form`` style. Others (objects, unions, JSON content, other styles) are written
     by their type and serialized by their style."""
-    if param.content_type is not None or param.style not in (None, param.how[0]):
+    default = "form" if param.location in ("query", "cookie") else "simple"
+    if param.content_type is not None or param.style not in (None, default):
         return False
     style, explode = param.how
     resolved = doc.resolve(param.schema)

@@ -319,6 +319,8 @@ def _package_files(
     parts = split_models(module)
     context = {**context, "module": module, "parts": parts, "client": client, "pages": pages}
     rendered = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
+    for name in doc.files:  # the files its $refs read, where they are beside it
+        rendered[name] = ("", (revision.file.parent / name).read_text(encoding="utf-8"))
     for template_name in templates.rendered:
         output = _output(template_name.removesuffix(TEMPLATE_SUFFIX), package)
         if not _wanted(output, package, context):

@@ -408,3 +408,71 @@ def test_nul_bytes_control_characters_and_very_long_names(tmp_path, capsys):
     assert len(long_classes) == 2 and {len(n) for n in long_classes} == {100}
     assert "is longer than 100 characters" in capsys.readouterr().err
     assert "x\x00y\x1bz" in pkg.Client.make_thing.__doc__
+
+
+# -- parameters of every style ---------------------------------------------------------------------
+
+COLOR = obj(R={"type": "integer"}, G={"type": "integer"})
+NUMBERS = {"type": "array", "items": {"type": "integer"}}
+
+
+def _styles() -> dict:
+    def param(name, where, **given):
+        return {"name": name, "in": where, "required": where == "path", **given}
+
+    json_content = {"application/json": {"schema": obj(a={"type": "integer"})}}
+    return with_operation(
+        document(),
+        "/styles/{plain}/{labelled}/{matrixed}",
+        "get",
+        {
+            "operationId": "styles",
+            "parameters": [
+                param("plain", "path", schema=NUMBERS),
+                param("labelled", "path", style="label", schema={"type": "string"}),
+                param("matrixed", "path", style="matrix", schema=NUMBERS),
+                param("color", "query", schema=COLOR),
+                param("tint", "query", explode=False, schema=COLOR),
+                param("filter", "query", style="deepObject", explode=True, schema=COLOR),
+                param("ids", "query", explode=False, schema=NUMBERS),
+                param("spaced", "query", style="spaceDelimited", explode=False, schema=NUMBERS),
+                param("piped", "query", style="pipeDelimited", explode=False, schema=NUMBERS),
+                param("repeated", "query", schema=NUMBERS),
+                param("where", "query", content=json_content),
+                param("either", "query", schema={"oneOf": [{"type": "string"}, COLOR]}),
+                param("X-Ids", "header", schema=NUMBERS),
+                param("X-Color", "header", explode=True, schema=COLOR),
+                param("X-Where", "header", content=json_content),
+                param("session", "cookie", content=json_content),
+            ],
+        },
+    )
+
+
+def test_parameters_of_every_style_travel_as_the_document_says(tmp_path):
+    from loopback import LoopbackServer
+    from specdocs import parse
+    from wire import call_and_check
+
+    from generator.pyclient import build_client
+    from generator.pymodel import build_module
+    from generator.revisions import Revision
+
+    raw = _styles()
+    pkg = package(tmp_path, raw, "styles")
+    doc = parse(raw)
+    view = build_client(doc, build_module([Revision.of_document(doc, "t.yaml")], 0))
+    with LoopbackServer() as server:
+        with pkg.Client(api_key="k", base_url=server.url, max_retries=0) as client:
+            call_and_check(
+                server,
+                client,
+                sys.modules["hostile_styles.models"],
+                doc,
+                view,
+                doc.operation("styles"),
+            )
+    seen = server.seen[-1]
+    assert seen.path.startswith("/styles/1/.text/;matrixed=1?")
+    assert "filter%5BR%5D=1" in seen.path and "where=%7B%22a%22%3A1%7D" in seen.path
+    assert seen.headers["x-color"] == "R=1,G=1" and seen.headers["x-where"] == '{"a":1}'

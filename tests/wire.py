@@ -127,7 +127,7 @@ def call_and_check(
     path = prefix + op.path
     for param in op.parameters:
         python = params[param.name + "\0" + param.location]
-        value = sample(doc, param.schema)
+        value = sample(doc, param.schema, full=True)
         given = argument(python.type, value, models)
         if param.location == "path":
             positional.append(given)
