@@ -653,10 +653,7 @@ class _Parser:
         if "enum" in node or "const" in node:
             return self.enum(node, pointer, types, common)
         if len(types) > 1:
-            variants = tuple(
-                ir.Primitive(pointer=pointer, type=cast(ir.PrimitiveType, t)) for t in types
-            )
-            return ir.Union(kind="anyOf", variants=variants, **common)
+            return ir.Union(kind="anyOf", variants=self.variants(node, pointer, types), **common)
         kind = types[0] if types else None
         if kind == "object" or (
             kind is None and ("properties" in node or "additionalProperties" in node)
@@ -670,6 +667,22 @@ class _Parser:
         return ir.Primitive(
             type=cast(ir.PrimitiveType, kind), format=self.string(node, "format", pointer), **common
         )
+
+    def variants(
+        self, node: Mapping[str, Any], pointer: str, types: list[str]
+    ) -> tuple[ir.Schema, ...]:
+        """The variants of a list of types: each primitive, and an object or an array with the
+        keywords of its kind written beside the list."""
+        result: list[ir.Schema] = []
+        for t in types:
+            if t == "object":
+                result.append(self.object(node, pointer, {"pointer": pointer}))
+            elif t == "array":
+                items = self.schema(node.get("items", {}), join(pointer, "items"))
+                result.append(ir.Array(pointer=pointer, items=items))
+            else:
+                result.append(ir.Primitive(pointer=pointer, type=cast(ir.PrimitiveType, t)))
+        return tuple(result)
 
     def types(self, node: Mapping[str, Any], pointer: str) -> tuple[list[str], bool]:
         """The declared types other than ``null``, and whether the value may be null."""
