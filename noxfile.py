@@ -73,6 +73,9 @@ def lint(session: nox.Session) -> None:
     for package in _packages():
         with session.chdir(package):
             session.run("mypy", "--strict", "--cache-dir", str(cache), "together_rl")
+    # the package of every public document of ../shared/corpus/real-world/: black's layout, a
+    # wheel that installs and imports, mypy --strict (the test suite's slow tier)
+    session.run("pytest", "-m", "slow", "-q")
 
 
 # The peers of the benchmarks, pinned so that runs compare like with like.

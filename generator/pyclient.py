@@ -168,7 +168,7 @@ class PyResponse:
     def annotation(self, is_async: bool) -> str:
         if self.kind == "json":
             assert self.type is not None
-            return self.type.annotation
+            return self.type.read_annotation
         if self.kind == "events":
             return "AsyncIterator[ServerSentEvent]" if is_async else "Iterator[ServerSentEvent]"
         return {"bytes": "bytes", "text": "str", "none": "None"}[self.kind]
@@ -419,7 +419,12 @@ class PyClient:
     @property
     def files(self) -> bool:
         """Whether a method takes files (so that the module imports ``IO``)."""
-        return any(f.field.type.files for op in self.operations for f in op.body_fields)
+        return any(
+            (op.body.type is not None and op.body.type.files)
+            or any(f.field.type.files for f in op.body_fields)
+            for op in self.operations
+            if op.body is not None
+        )
 
     @property
     def serializers(self) -> frozenset[str]:

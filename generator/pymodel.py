@@ -50,6 +50,16 @@ class PyType:
 
     @property
     def annotation(self) -> str:
+        return self._annotation(reading=False)
+
+    @property
+    def read_annotation(self) -> str:
+        """The type of what the reader returns: as :attr:`annotation`, but for an enum of
+        unknown values kept as received, which the runtime's reader types as the enum, a
+        string or an integer (what a response read on its own is annotated with)."""
+        return self._annotation(reading=True)
+
+    def _annotation(self, *, reading: bool) -> str:
         if self.kind == "primitive":
             text = _PYTHON_TYPES[self.name]
         elif self.kind == "any":
@@ -61,13 +71,13 @@ class PyType:
         elif self.kind == "model" or (self.kind == "enum" and self.strict):
             text = self.name
         elif self.kind == "enum":
-            text = f"{self.name} | {'int' if self.integer else 'str'}"
+            text = f"{self.name} | {'str | int' if reading else 'int' if self.integer else 'str'}"
         elif self.kind == "list":
-            text = f"list[{self.args[0].annotation}]"
+            text = f"list[{self.args[0]._annotation(reading=reading)}]"
         elif self.kind == "dict":
-            text = f"dict[str, {self.args[0].annotation}]"
+            text = f"dict[str, {self.args[0]._annotation(reading=reading)}]"
         else:
-            text = " | ".join(dict.fromkeys(a.annotation for a in self.args))
+            text = " | ".join(dict.fromkeys(a._annotation(reading=reading) for a in self.args))
         return f"{text} | None" if self.nullable else text
 
     @property

@@ -5,6 +5,7 @@ diff."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 from hypothesis import HealthCheck, given, settings
@@ -116,10 +117,15 @@ def documents(draw: st.DrawFn) -> dict:
     }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@functools.cache
+def _templates() -> render.Templates:
+    return render.load_templates()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(raw=documents(), other=documents())
 def test_only_the_project_s_own_errors_escape(tmp_path, raw, other):
-    templates = render.load_templates()
+    templates = _templates()
     info = render.PackageInfo("anything", "anything", "the API", False)
     source = tmp_path / "any.json"
     source.write_text(json.dumps(raw))

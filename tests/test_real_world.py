@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 from conftest import SHARED
 from loopback import LoopbackServer
+from pycode import assert_tidy
 from test_any_document import load_package
 from wire import call_and_check, one_per_tag
 
 from generator import diff, ir, render
+from generator.build import build_packages
 from generator.loader import load_yaml
 from generator.parser import parse_file
 from generator.pyclient import build_client
@@ -172,3 +174,35 @@ def test_the_command_line_generates_a_real_document(tmp_path):
         "#/paths/~1user~1{username}/put/requestBody: the body field 'username' is named "
         "`username_`: `username` is taken by the path parameter 'username'" in result.stderr
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", DOCUMENTS, ids=_name)
+def test_the_package_is_black_s_layout_installs_and_passes_mypy_strict(path, tmp_path, venv):
+    out = tmp_path / "package"
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "generate", "--spec", str(path), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert_tidy(out)
+    (name,) = [p.name for p in out.iterdir() if (p / "__init__.py").is_file()]
+    (wheel,) = build_packages([out], tmp_path / "dist", wheel_only=True)
+    install = [sys.executable, "-m", "pip", "--python", str(venv), "install", "--no-deps", "-q"]
+    subprocess.run([*install, str(wheel)], check=True)
+    probe = subprocess.run(
+        [str(venv), "-c", f"import {name}, {name}.models; print({name}.Client.__name__)"],
+        capture_output=True,
+        text=True,
+        cwd="/",
+    )
+    assert probe.stdout.strip() == "Client", probe.stderr
+    typed = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "mypy"), name],
+        cwd=out,
+        capture_output=True,
+        text=True,
+    )
+    assert typed.returncode == 0, typed.stdout[-3000:]
