@@ -122,7 +122,7 @@ def _templates() -> render.Templates:
     return render.load_templates()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(raw=documents(), other=documents())
 def test_only_the_project_s_own_errors_escape(tmp_path, raw, other):
     templates = _templates()
