@@ -476,3 +476,22 @@ def test_parameters_of_every_style_travel_as_the_document_says(tmp_path):
     assert seen.path.startswith("/styles/1/.text/;matrixed=1?")
     assert "filter%5BR%5D=1" in seen.path and "where=%7B%22a%22%3A1%7D" in seen.path
     assert seen.headers["x-color"] == "R=1,G=1" and seen.headers["x-where"] == '{"a":1}'
+
+
+def test_what_the_views_cannot_render_is_left_out_per_operation(tmp_path, capsys):
+    raw = with_operation(
+        document(),
+        "/upload",
+        "post",
+        {
+            "operationId": "upload",
+            "requestBody": {
+                "content": {"multipart/form-data": {"schema": {"type": "array", "items": {}}}}
+            },
+        },
+    )
+    pkg = package(tmp_path, raw, "views")
+    err = capsys.readouterr().err
+    assert "left out" in err and "#/paths/~1upload/post: /paths/~1upload/post/requestBody" in err
+    assert "a form or multipart body that is not an object of fields" in err
+    assert hasattr(pkg.Client, "make_thing") and not hasattr(pkg.Client, "upload")
