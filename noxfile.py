@@ -141,6 +141,9 @@ def lint(session: nox.Session) -> None:
                 "together_rl",
                 env={"MYPYPATH": runtime},
             )
+    # the package of every public document of ../shared/corpus/real-world/: black's layout, a
+    # wheel that installs and imports, mypy --strict (the test suite's slow tier)
+    session.run("pytest", "-m", "slow", "-q")
 
 
 # The peers of the benchmarks, pinned so that runs compare like with like.

@@ -21,7 +21,9 @@ from .diff import Change, diff_documents
 from .errors import GeneratorError
 from .ir import Document
 from .loader import load_yaml
+from .naming import shorten
 from .parser import parse_file
+from .pointer import locate
 from .releases import load_releases
 from .revisions import load_index
 
@@ -270,16 +272,19 @@ def _validate(args: argparse.Namespace) -> int:
 def _document(spec_dir: Path, name: str) -> Document:
     path = Path(name)
     if path.suffix in (".yaml", ".yml", ".json") or path.is_file():
-        return parse_file(path)
+        return parse_file(path, mode="complete")
     return load_index(spec_dir).get(name).document
 
 
 def _diff(args: argparse.Namespace) -> int:
-    changes = diff_documents(
-        _document(args.spec_dir, args.old),
-        _document(args.spec_dir, args.new),
-        descriptions=args.descriptions,
-    )
+    old, new = _document(args.spec_dir, args.old), _document(args.spec_dir, args.new)
+    for name, doc in ((args.old, old), (args.new, new)):
+        for omission in doc.omitted:  # an operation the parser could not read at all
+            print(
+                f"warning: not compared: {locate(name, omission.pointer)}: {omission.reason}",
+                file=sys.stderr,
+            )
+    changes = diff_documents(old, new, descriptions=args.descriptions)
     print(_FORMATS[args.format](changes), end="")
     return 0
 
@@ -424,7 +429,7 @@ def _generate_document(args: argparse.Namespace) -> int:
                 cache_dir=default_cache_dir(),
             )
             for warning in rendering.warnings:
-                print(f"warning: left out {warning}", file=sys.stderr)
+                print(f"warning: {warning}", file=sys.stderr)
 
             def verify(staging: Path) -> None:
                 import_packages([(staging, package.import_name)])
@@ -460,7 +465,7 @@ def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
 
     title = title or args.spec.stem
     words = re.findall(r"[0-9A-Za-z]+", title.lower()) or ["api"]
-    name = args.package or "_".join(words)
+    name = args.package or shorten("_".join(words))
     if not name.isidentifier() or keyword.iskeyword(name):
         raise GeneratorError(f"--package {name!r} is not a Python package name")
     distribution = args.distribution or name.replace("_", "-")

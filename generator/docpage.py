@@ -33,11 +33,9 @@ class OperationPage:
     responses: tuple[ResponseSection, ...]
     """The success responses, in full."""
     other_responses: tuple[ir.Response, ...]
-
-    @property
-    def name(self) -> str:
-        """The page's file name without ``.md``: the operationId, else method and path."""
-        return self.operation.operation_id or self.operation.method + self.operation.path
+    name: str
+    """The page's file name without ``.md``: the operationId where it is a plain file name,
+    else the operation's method name (see :func:`generator.pymodel.page_name`)."""
 
 
 _LOCATIONS = (
@@ -48,7 +46,7 @@ _LOCATIONS = (
 )
 
 
-def operation_page(doc: ir.Document, operation: ir.Operation) -> OperationPage:
+def operation_page(doc: ir.Document, operation: ir.Operation, name: str) -> OperationPage:
     tree = _Tree(doc)
     parameters = []
     for location, heading in _LOCATIONS:
@@ -77,6 +75,7 @@ def operation_page(doc: ir.Document, operation: ir.Operation) -> OperationPage:
             if r.status.startswith("2")
         ),
         other_responses=tuple(r for r in operation.responses if not r.status.startswith("2")),
+        name=name,
     )
 
 

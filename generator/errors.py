@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .pointer import locate
+
 
 class GeneratorError(Exception):
     """Base class of every error the generator reports to its user."""
@@ -14,7 +16,7 @@ class SpecError(GeneratorError):
         self.pointer = pointer or "/"
         self.message = message
         self.source = source
-        where = f"{source}#{self.pointer}" if source else self.pointer
+        where = locate(source, self.pointer) if source else self.pointer
         super().__init__(f"{where}: {message}")
 
 

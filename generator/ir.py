@@ -136,7 +136,9 @@ class AnyValue(SchemaBase):
 
 @dataclass(frozen=True, kw_only=True)
 class Ref(SchemaBase):
-    """A reference to a named component schema, ``#/components/schemas/<name>``.
+    """A reference to a named schema of :attr:`Document.schemas`: a component,
+    ``#/components/schemas/<name>``, or a schema elsewhere (in the document, or in another file
+    beside it) that a ``$ref`` names.
 
     ``description`` and ``nullable`` are the ones written beside the ``$ref`` (OpenAPI 3.1 allows
     them), not the target's.
@@ -145,7 +147,20 @@ class Ref(SchemaBase):
     name: str
 
 
-Schema: TypeAlias = Primitive | Enum | Object | Map | Array | Union | AnyValue | Ref
+@dataclass(frozen=True, kw_only=True)
+class Opaque(SchemaBase):
+    """A schema with a construct the generator cannot represent (``not``, ``if``, ...), kept for
+    what only compares documents (the diff): two are the same schema when their JSON is."""
+
+    at: str
+    """The pointer of the construct."""
+    reason: str
+    """What it is: ``the schema keyword 'not' is not supported by the generator yet``."""
+    digest: str
+    """The sha256 of the schema's JSON (keys sorted)."""
+
+
+Schema: TypeAlias = Primitive | Enum | Object | Map | Array | Union | AnyValue | Ref | Opaque
 
 
 def children(schema: Schema) -> tuple[Schema, ...]:
@@ -174,6 +189,20 @@ class Parameter:
     schema: Schema
     description: str | None = None
     deprecated: bool = False
+    style: str | None = None
+    """The ``style`` the document gives; ``None`` for the location's default (:attr:`how`)."""
+    explode: bool | None = None
+    """The ``explode`` the document gives; ``None`` for the style's default."""
+    content_type: str | None = None
+    """For a parameter described by ``content``: its (JSON) media type; the value travels as
+    JSON text."""
+
+    @property
+    def how(self) -> tuple[str, bool]:
+        """The effective style and explode: ``form`` in a query or cookie, else ``simple``;
+        ``explode`` by default only for ``form``."""
+        style = self.style or ("form" if self.location in ("query", "cookie") else "simple")
+        return style, self.explode if self.explode is not None else style == "form"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -261,6 +290,12 @@ class Omission:
     def __str__(self) -> str:
         return f"{self.pointer}: {self.reason}"
 
+    @property
+    def anchor(self) -> str:
+        """Where it is, as a link from the root document: ``#/paths/...``, or
+        ``other.yaml#/components/...`` for a place in another file."""
+        return "#" + self.pointer if self.pointer.startswith("/") else self.pointer
+
 
 @dataclass(frozen=True, kw_only=True)
 class Document:
@@ -279,6 +314,8 @@ class Document:
     diagnostics: tuple[Diagnostic, ...] = ()
     omitted: tuple[Omission, ...] = ()
     """What a lenient parse left out (constructs the generator does not support), never silently."""
+    files: tuple[str, ...] = ()
+    """The other files its ``$ref`` s read, by path relative to the document's folder."""
 
     def resolve(self, schema: Schema) -> Schema:
         """Follow :class:`Ref` s to the schema they name (a chain of refs is followed to its end)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import yaml
 
 from .errors import SpecError
+from .pointer import join
 
 try:  # libyaml's loader is several times faster on large documents
     _Base: type[Any] = yaml.CSafeLoader
@@ -18,14 +20,117 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Base = yaml.SafeLoader
 
 
+ALIAS_EXPANSION = 10
+"""How many times the nodes written a document may hold once its YAML aliases are expanded
+(beyond :data:`ALIAS_ALLOWANCE`): a "billion laughs" document of a few lines expands to
+billions, which every reader of the data would walk."""
+ALIAS_ALLOWANCE = 100_000
+
+# An anchor (``&name``) and an alias (``*name``) where YAML allows them: only a text that has
+# both is walked for its expanded size (a false match costs a walk, nothing else).
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[^\s,\[\]{}]")
+_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s,\[\]{}]")
+
+
 class _Loader(_Base):  # type: ignore[misc]
     """YAML as JSON sees it: an unquoted date or timestamp (``2024-02-28T21:34:35Z`` in an
-    example) stays the string it is, rather than becoming a ``datetime`` no JSON can hold."""
+    example) stays the string it is, rather than becoming a ``datetime`` no JSON can hold.
+    Aliases may expand the document only so far (see :data:`ALIAS_EXPANSION`)."""
 
     yaml_implicit_resolvers = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
         for first, resolvers in _Base.yaml_implicit_resolvers.items()
     }
+    check_aliases = False
+    source = ""
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        if self.check_aliases:
+            _check_expansion(node, self.source)
+        return self.construct_document(node)
+
+
+def _check_expansion(root: yaml.Node, source: str) -> None:
+    """Refuse a document whose aliases expand it beyond the limit, naming the JSON pointer of
+    the alias that does and the line of its anchor. Each node is counted once (its expanded
+    size remembered), so the check is linear in the nodes written."""
+    size: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_nodes.discard(key)
+            size[key] = 1 + sum(size[id(child)] for child in _children(node))
+            continue
+        if key in size:
+            continue
+        if key in open_nodes:
+            raise SpecError(
+                "",
+                f"a YAML alias at line {node.start_mark.line + 1} refers to a node it is inside "
+                "(a recursive document)",
+                source=source,
+            )
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(_children(node)))
+    written = len(size)
+    limit = ALIAS_EXPANSION * written + ALIAS_ALLOWANCE
+    if size[id(root)] <= limit:
+        return
+    # the alias that crosses the limit: follow, in document order, the node that crosses it to
+    # the first that is an alias (its node was written before, elsewhere)
+    node, path, total = root, [], 0
+    while True:
+        total += 1
+        previous_end = node.start_mark.index
+        for token, child in _entries(node):
+            if total + size[id(child)] > limit:
+                break
+            total += size[id(child)]
+            previous_end = max(previous_end, child.end_mark.index)
+        else:  # pragma: no cover - the sizes add up to more than the limit
+            break
+        path.append(token)
+        node = child
+        if child.start_mark.index < previous_end:  # written before this place: an alias
+            break
+    mark = node.start_mark
+    raise SpecError(
+        join("", *path),
+        f"a YAML alias here expands the anchor at line {mark.line + 1}, column {mark.column + 1} "
+        f"so that the document would hold more than {limit:,} values ({written:,} written); "
+        "aliases may expand a document to at most "
+        f"{ALIAS_EXPANSION} times its values plus {ALIAS_ALLOWANCE:,}",
+        source=source,
+    )
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _entries(node: yaml.Node) -> list[tuple[str, yaml.Node]]:
+    """A container's children with the JSON pointer token of each (a key counts as its
+    entry's)."""
+    if isinstance(node, yaml.MappingNode):
+        return [
+            (str(k.value) if isinstance(k, yaml.ScalarNode) else "?", n)
+            for k, v in node.value
+            for n in (k, v)
+        ]
+    if isinstance(node, yaml.SequenceNode):
+        return [(str(i), n) for i, n in enumerate(node.value)]
+    return []
 
 
 @contextlib.contextmanager
@@ -55,15 +160,20 @@ def load_yaml(path: Path) -> Any:
 
 def parse_yaml(text: str, source: str) -> Any:
     """Parse YAML text read from ``source``; errors as in :func:`load_yaml`."""
+    loader = _Loader(text)
+    loader.source = source
+    loader.check_aliases = bool(_ANCHOR.search(text) and _ALIAS.search(text))
     try:
         with _collector_paused():
-            return yaml.load(text, Loader=_Loader)
+            return loader.get_single_data()
     except yaml.YAMLError as exc:
         raise SpecError("", f"not valid YAML: {_yaml_problem(exc)}", source=source) from exc
     except ValueError as exc:  # a scalar YAML cannot construct, such as the date 2026-13-01
         raise SpecError("", f"not valid YAML: {exc}", source=source) from exc
     except RecursionError:
         raise SpecError("", "nested too deeply to be read", source=source) from None
+    finally:
+        loader.dispose()
 
 
 def _where(mark: Any) -> str:

@@ -9,16 +9,20 @@ raises :class:`~generator.errors.SpecError`. Nothing is skipped silently.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import re
+import urllib.parse
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeAlias, cast
 
 from . import ir
 from .errors import SpecError, UnsupportedConstructError
 from .loader import load_yaml
-from .pointer import join, split, unescape
+from .pointer import in_file, join, split
 
 SCHEMA_REF_PREFIX = "#/components/schemas/"
 
@@ -36,6 +40,9 @@ _ANNOTATIONS = frozenset(
         "contentEncoding",
         "$schema",
         "$id",
+        "$defs",
+        "definitions",
+        "$anchor",
     }
 )
 # Validation keywords kept on the IR node as constraints.
@@ -93,7 +100,6 @@ _UNSUPPORTED = frozenset(
         "unevaluatedProperties",
         "unevaluatedItems",
         "$dynamicRef",
-        "$defs",
     }
 )
 _PRIMITIVES = ("string", "number", "integer", "boolean", "null")
@@ -102,30 +108,69 @@ _PRIMITIVES = ("string", "number", "integer", "boolean", "null")
 MAX_DEPTH = 100
 """How deep schemas may nest inside one another (``$ref`` s to components do not count)."""
 
+Mode: TypeAlias = Literal["strict", "lenient", "complete"]
+"""How the parser treats a construct the generator does not support: ``strict``, an error;
+``lenient``, the schema or operation that uses it is left out (``generate --spec``);
+``complete``, it is kept as an :class:`ir.Opaque` schema (for the diff, which compares
+documents whatever the generator supports)."""
 
-def parse_file(path: Path, *, lenient: bool = False) -> ir.Document:
-    """Load and parse the document at ``path``."""
-    return parse_document(load_yaml(path), source=str(path), lenient=lenient)
+# Where a parameter of each location may be, by style (OpenAPI's table of styles).
+_STYLES = {
+    "path": ("simple", "label", "matrix"),
+    "query": ("form", "spaceDelimited", "pipeDelimited", "deepObject"),
+    "header": ("simple",),
+    "cookie": ("form",),
+}
+# Keywords beside a ``$ref`` that do not change what the reference means to the generator:
+# annotations, and validation keywords, which the reference then carries as its constraints.
+_BESIDE_REF = frozenset({"$ref", "type", "description", "nullable", "default", "example"})
+_BESIDE_REF |= frozenset({"deprecated"}) | _ANNOTATIONS | frozenset(_CONSTRAINTS)
+# ``additionalProperties: false`` or ``true`` beside a ``$ref``, ``unevaluatedProperties``
+# likewise: request models reject unknown properties anyway, and response models keep them.
+_OPEN_OR_CLOSED = ("additionalProperties", "unevaluatedProperties", "unevaluatedItems")
 
 
-def parse_document(raw: Any, *, source: str | None = None, lenient: bool = False) -> ir.Document:
+def parse_file(path: Path, *, lenient: bool = False, mode: Mode | None = None) -> ir.Document:
+    """Load and parse the document at ``path`` (and the files its ``$ref`` s name, beside it)."""
+    return parse_document(load_yaml(path), source=str(path), lenient=lenient, mode=mode)
+
+
+def parse_document(
+    raw: Any, *, source: str | None = None, lenient: bool = False, mode: Mode | None = None
+) -> ir.Document:
     """Parse a loaded document into an :class:`ir.Document`.
 
     Strictly, a construct the generator does not support is an error. ``lenient``ly, the schema
     or operation that uses it is left out, and so is whatever reaches it, each listed in
-    :attr:`ir.Document.omitted` with its pointer and reason.
+    :attr:`ir.Document.omitted` with its pointer and reason. In the ``complete`` mode it is kept
+    as an :class:`ir.Opaque` schema (see :data:`Mode`).
+
+    A ``$ref`` to another file is read relative to the file that holds it, and must stay within
+    the folder of ``source`` (the root document).
     """
-    return _Parser(raw, source, lenient).document()
+    chosen: Mode = mode or ("lenient" if lenient else "strict")
+    return _Parser(raw, source, chosen).document()
 
 
 class _Parser:
-    def __init__(self, raw: Any, source: str | None, lenient: bool = False) -> None:
-        self.raw = raw
+    def __init__(self, raw: Any, source: str | None, mode: Mode = "strict") -> None:
+        self.files: dict[str, Any] = {"": raw}
+        """The documents read, by path relative to the root document's folder (``""`` for the
+        root document)."""
         self.source = source
-        self.lenient = lenient
+        self.mode = mode
         self.depth = 0
         self.omitted: list[ir.Omission] = []
         self.diagnostics: list[ir.Diagnostic] = []
+        self.component_names: set[str] = set()
+        self.targets: dict[str, str] = {}
+        """The schema name of each place a ``$ref`` names outside ``#/components/schemas``."""
+        self.places: dict[str, str] = {}
+        """The place of each of those schema names."""
+        self.queue: list[tuple[str, str]] = []
+        """``(name, place)`` of the schemas of :attr:`targets` not parsed yet."""
+        self.parsed: dict[str, ir.Schema] = {}
+        self.parsing: set[str] = set()
 
     # -- errors and small readers ---------------------------------------------------------------
 
@@ -157,34 +202,91 @@ class _Parser:
             raise self.error(join(pointer, key), f"must be a boolean, got {_kind(value)}")
         return value
 
-    def follow(self, node: Any, pointer: str, section: str) -> tuple[Any, str]:
-        """Resolve a ``$ref`` to ``#/components/<section>/...``; other nodes pass through."""
+    # -- references -----------------------------------------------------------------------------
+
+    def follow(self, node: Any, pointer: str) -> tuple[Any, str]:
+        """Resolve a ``$ref`` (of a parameter, a request body, a response, a path item) to what
+        it names, through as many as there are; other nodes pass through."""
         seen: set[str] = set()
         while isinstance(node, Mapping) and "$ref" in node:
+            at = join(pointer, "$ref")
             ref = node["$ref"]
-            prefix = f"#/components/{section}/"
-            if not isinstance(ref, str) or not ref.startswith(prefix):
-                raise self.unsupported(
-                    join(pointer, "$ref"), f"$ref {ref!r} (only {prefix}... here)"
-                )
-            if ref in seen:
-                raise self.error(join(pointer, "$ref"), f"$ref cycle through {ref}")
-            seen.add(ref)
-            node, pointer = self.lookup(ref, join(pointer, "$ref")), ref[1:]
+            place = self.target(ref, at)
+            if place in seen:
+                raise self.error(at, f"$ref cycle through {ref}")
+            seen.add(place)
+            node, pointer = self.node_at(place, at, ref), place
         return node, pointer
 
-    def lookup(self, ref: str, at: str) -> Any:
-        node = self.raw
-        for token in split(ref[1:]):
-            if not isinstance(node, Mapping) or token not in node:
+    def target(self, ref: Any, at: str) -> str:
+        """The place a ``$ref`` names: a JSON pointer into the file that holds it, or into a file
+        beside it (``other.yaml#/...``, read on first use)."""
+        if not isinstance(ref, str):
+            raise self.error(at, f"$ref must be a string, got {_kind(ref)}")
+        location, _, fragment = ref.partition("#")
+        fragment = urllib.parse.unquote(fragment)
+        if fragment and not fragment.startswith("/"):
+            raise self.unsupported(at, f"the $ref {ref!r} (a fragment that is not a JSON pointer)")
+        here, _ = in_file(at)
+        if not location:
+            return _place(here, fragment)
+        if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", location) or location.startswith("//"):
+            raise self.unsupported(at, f"the $ref {ref!r} to another server")
+        return _place(self.read_beside(here, location, ref, at), fragment)
+
+    def read_beside(self, here: str, location: str, ref: str, at: str) -> str:
+        """The file ``location`` names, relative to the file ``here``: read once, and only
+        within the root document's folder."""
+        if self.source is None:
+            raise self.unsupported(at, f"the external $ref {ref!r} (the document has no file)")
+        root_file = Path(self.source)
+        folder = root_file.parent.resolve()
+        base = (folder / here).parent if here else folder
+        path = (base / urllib.parse.unquote(location)).resolve()
+        if not path.is_relative_to(folder):
+            raise self.error(
+                at, f"the $ref {ref!r} leads outside the folder of the document ({folder})"
+            )
+        name = "" if path == root_file.resolve() else path.relative_to(folder).as_posix()
+        if name not in self.files:
+            self.files[name] = load_yaml(path)
+        return name
+
+    def node_at(self, place: str, at: str, ref: str) -> Any:
+        """The node at a place (see :meth:`target`)."""
+        file, fragment = in_file(place)
+        node = self.files[file]
+        for token in split(fragment):
+            if isinstance(node, Mapping) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
                 raise self.error(at, f"$ref target {ref} does not exist")
-            node = node[token]
         return node
+
+    def schema_name(self, place: str, at: str, ref: str) -> str:
+        """The name in :attr:`ir.Document.schemas` of the schema at ``place``: a component's own
+        name, else (a schema elsewhere in the document or in another file) the last token of
+        its pointer, or the whole place where a component or another schema has that name."""
+        file, fragment = in_file(place)
+        tokens = split(fragment)
+        self.node_at(place, at, ref)  # it must exist
+        if not file and len(tokens) == 3 and tokens[:2] == ["components", "schemas"]:
+            return tokens[2]
+        if place not in self.targets:
+            token = tokens[-1] if tokens else Path(file).stem
+            taken = self.component_names | self.places.keys()
+            name = token if token and token not in taken else place or "/"
+            self.targets[place] = name
+            self.places[name] = place
+            self.queue.append((name, place))
+        return self.targets[place]
 
     # -- document -------------------------------------------------------------------------------
 
     def document(self) -> ir.Document:
-        raw = self.mapping(self.raw, "", "the document")
+        raw = self.mapping(self.files[""], "", "the document")
         version = raw.get("openapi")
         if not isinstance(version, str) or not version.startswith("3."):
             raise self.error(
@@ -193,23 +295,21 @@ class _Parser:
         info = self.mapping(raw.get("info"), "/info", "info")
         components = self.mapping(raw.get("components", {}), "/components", "components")
         raw_schemas = self.mapping(components.get("schemas", {}), "/components/schemas", "schemas")
+        self.component_names = {str(name) for name in raw_schemas}
         schemas: dict[str, ir.Schema] = {}
-        for name, node in raw_schemas.items():
-            at = join("/components/schemas", name)
-            try:
-                schemas[name] = self.schema(node, at)
-            except UnsupportedConstructError as exc:
-                self.omit(at, exc)
-        self.check_aliases(schemas)
+        for name in raw_schemas:
+            schemas[str(name)] = self.component(str(name))
         paths = self.mapping(raw.get("paths", {}), "/paths", "paths")
         operations: list[ir.Operation] = []
         for path, item in paths.items():
-            try:
-                operations += self.path_item(path, item)
-            except UnsupportedConstructError as exc:
-                self.omit(join("/paths", path), exc)
-        if self.omitted:
-            schemas, operations = self.without_omitted(schemas, operations)
+            operations += self.path_item(str(path), item)
+        while self.queue:
+            name, _ = self.queue[0]
+            schemas[name] = self.component(name)
+            self.queue.pop(0)
+        self.check_aliases(schemas)
+        if self.mode == "lenient":
+            schemas, operations = self.without_unsupported(schemas, operations)
         return ir.Document(
             openapi=version,
             title=str(info.get("title", "")),
@@ -225,13 +325,25 @@ class _Parser:
             schemas=schemas,
             diagnostics=tuple(self.diagnostics),
             omitted=tuple(self.omitted),
+            files=tuple(sorted(name for name in self.files if name)),
         )
 
-    def omit(self, pointer: str, exc: UnsupportedConstructError) -> None:
-        """Leave out the schema or path item at ``pointer`` (leniently), else raise ``exc``."""
-        if not self.lenient:
-            raise exc
-        self.omitted.append(ir.Omission(pointer=pointer, reason=f"{exc.pointer}: {exc.message}"))
+    def component(self, name: str) -> ir.Schema:
+        """The schema named ``name`` (a component, or a place a ``$ref`` names), parsed once."""
+        if name in self.parsed:
+            return self.parsed[name]
+        place = self.place(name)
+        if name in self.parsing:
+            raise self.error(place, f"allOf through the $ref cycle {name!r}")
+        self.parsing.add(name)
+        depth, self.depth = self.depth, 0
+        try:
+            result = self.schema(self.node_at(place, place, place), place)
+        finally:
+            self.depth = depth
+            self.parsing.discard(name)
+        self.parsed[name] = result
+        return result
 
     def check_aliases(self, schemas: dict[str, ir.Schema]) -> None:
         """A component that is only a ``$ref`` must lead, through others, to a schema."""
@@ -240,24 +352,27 @@ class _Parser:
             while isinstance(schema, ir.Ref):
                 if schema.name in seen:
                     raise self.error(
-                        join("/components/schemas", name, "$ref"),
+                        join(schemas[name].pointer, "$ref"),
                         f"$ref cycle: {name} only refers to itself through {schema.name}",
                     )
                 seen.add(schema.name)
                 schema = schemas.get(schema.name, ir.AnyValue(pointer=""))
 
-    def without_omitted(
+    def without_unsupported(
         self, schemas: dict[str, ir.Schema], operations: list[ir.Operation]
     ) -> tuple[dict[str, ir.Schema], list[ir.Operation]]:
-        """Leave out, too, what reaches a schema that was left out."""
+        """Leave out the schemas that hold a construct the generator does not support, what
+        reaches them, and the operations that do either (each listed with why)."""
         refs = {name: set(_refs(schema)) for name, schema in schemas.items()}
-        gone = {
-            o.pointer.rsplit("/", 1)[-1]
-            for o in self.omitted
-            if o.pointer.startswith("/components/schemas/")
-        }
-        gone = {unescape(name) for name in gone}
-        changed = True
+        gone: set[str] = set()
+        for name, schema in schemas.items():
+            opaque = _first_opaque(schema)
+            if opaque is not None:
+                self.omitted.append(
+                    ir.Omission(pointer=schema.pointer, reason=f"{opaque.at}: {opaque.reason}")
+                )
+                gone.add(name)
+        changed = bool(gone)
         while changed:
             changed = False
             for name, used in refs.items():
@@ -265,7 +380,7 @@ class _Parser:
                     culprit = sorted(used & gone)[0]
                     self.omitted.append(
                         ir.Omission(
-                            pointer=join("/components/schemas", name),
+                            pointer=schemas[name].pointer,
                             reason=f"it uses the schema {culprit}, which is left out",
                         )
                     )
@@ -273,17 +388,16 @@ class _Parser:
                     changed = True
         kept_operations = []
         for op in operations:
-            used = set(_operation_refs(op))
-            if used & gone:
-                culprit = sorted(used & gone)[0]
-                self.omitted.append(
-                    ir.Omission(
-                        pointer=op.pointer,
-                        reason=f"it uses the schema {culprit}, which is left out",
-                    )
-                )
+            opaque = next(filter(None, map(_first_opaque, _operation_schemas(op))), None)
+            used = set(_operation_refs(op)) & gone
+            if opaque is not None:
+                reason = f"{opaque.at}: {opaque.reason}"
+            elif used:
+                reason = f"it uses the schema {sorted(used)[0]}, which is left out"
             else:
                 kept_operations.append(op)
+                continue
+            self.omitted.append(ir.Omission(pointer=op.pointer, reason=reason))
         return {k: v for k, v in schemas.items() if k not in gone}, kept_operations
 
     def security(self, node: Any, pointer: str) -> tuple[str, ...]:
@@ -303,7 +417,7 @@ class _Parser:
         schemes = self.mapping(components.get("securitySchemes", {}), pointer, "securitySchemes")
         result = []
         for name, node in schemes.items():
-            here = join(pointer, name)
+            node, here = self.follow(node, join(pointer, name))
             node = self.mapping(node, here, "a security scheme")
             kind = self.string(node, "type", here)
             if kind is None:
@@ -322,18 +436,45 @@ class _Parser:
     # -- operations -----------------------------------------------------------------------------
 
     def path_item(self, path: str, item: Any) -> list[ir.Operation]:
+        """The operations of a path item; one that ``$ref`` s another (``#/components/pathItems/``,
+        a file beside) has its fields, with the item's own beside the ``$ref`` first."""
         pointer = join("/paths", path)
         item = self.mapping(item, pointer, "a path item")
+        fields = {key: (value, join(pointer, key)) for key, value in item.items()}
         if "$ref" in item:
-            raise self.unsupported(join(pointer, "$ref"), "a path item $ref")
-        shared = self.parameters(item.get("parameters", []), join(pointer, "parameters"))
-        return [
-            self.operation(
-                path, cast(ir.HttpMethod, method), item[method], join(pointer, method), shared
-            )
-            for method in item
-            if method in ir.HTTP_METHODS
-        ]
+            target, at = self.follow({"$ref": item["$ref"]}, pointer)
+            target = self.mapping(target, at, "a path item")
+            fields = {
+                **{key: (value, join(at, key)) for key, value in target.items()},
+                **{key: entry for key, entry in fields.items() if key != "$ref"},
+            }
+        shared: tuple[ir.Parameter, ...] = ()
+        if "parameters" in fields:
+            node, at = fields["parameters"]
+            try:
+                shared = self.parameters(node, at)
+            except UnsupportedConstructError as exc:
+                methods = [m for m in fields if m in ir.HTTP_METHODS]
+                for method in methods:
+                    self.omit(fields[method][1], exc)
+                return []
+        operations = []
+        for method, (node, at) in fields.items():
+            if method not in ir.HTTP_METHODS:
+                continue
+            try:
+                operations.append(
+                    self.operation(path, cast(ir.HttpMethod, method), node, at, shared)
+                )
+            except UnsupportedConstructError as exc:
+                self.omit(at, exc)
+        return operations
+
+    def omit(self, pointer: str, exc: UnsupportedConstructError) -> None:
+        """Leave out the operation at ``pointer`` (leniently), else raise ``exc``."""
+        if self.mode == "strict":
+            raise exc
+        self.omitted.append(ir.Omission(pointer=pointer, reason=f"{exc.pointer}: {exc.message}"))
 
     def operation(
         self,
@@ -381,7 +522,7 @@ class _Parser:
         return tuple(self.parameter(node, join(pointer, i)) for i, node in enumerate(nodes))
 
     def parameter(self, node: Any, pointer: str) -> ir.Parameter:
-        node, at = self.follow(node, pointer, "parameters")
+        node, at = self.follow(node, pointer)
         node = self.mapping(node, at, "a parameter")
         name = self.string(node, "name", at)
         location = node.get("in")
@@ -391,19 +532,41 @@ class _Parser:
             raise self.error(
                 join(at, "in"), f"must be path, query, header or cookie, got {location!r}"
             )
-        if "content" in node:
-            raise self.unsupported(join(at, "content"), "a parameter described by content")
         required = self.boolean(node, "required", at)
         if location == "path" and not required:
             raise self.error(join(at, "required"), "a path parameter must be required")
+        content_type = None
+        if "content" in node:
+            content = self.mapping(node["content"], join(at, "content"), "content")
+            if len(content) != 1:
+                raise self.error(join(at, "content"), "a parameter's content has one media type")
+            content_type = str(next(iter(content)))
+            here = join(at, "content", content_type)
+            if not is_json(content_type):
+                raise self.unsupported(here, f"a parameter of the media type {content_type!r}")
+            media = self.mapping(content[content_type], here, "a media type")
+            schema = self.schema(media.get("schema", {}), join(here, "schema"))
+        else:
+            schema = self.schema(node.get("schema", {}), join(at, "schema"))
+        style = self.string(node, "style", at)
+        if style is not None and style not in _STYLES[location]:
+            raise self.error(
+                join(at, "style"), f"a {location} parameter cannot have the style {style!r}"
+            )
+        explode = node.get("explode")
+        if explode is not None and not isinstance(explode, bool):
+            raise self.error(join(at, "explode"), f"must be a boolean, got {_kind(explode)}")
         return ir.Parameter(
             pointer=at,
             name=name,
             location=location,
             required=required,
-            schema=self.schema(node.get("schema", {}), join(at, "schema")),
+            schema=schema,
             description=self.string(node, "description", at),
             deprecated=self.boolean(node, "deprecated", at),
+            style=style,
+            explode=explode,
+            content_type=content_type,
         )
 
     def media(self, node: Mapping[str, Any], pointer: str) -> tuple[str | None, ir.Schema | None]:
@@ -423,7 +586,7 @@ class _Parser:
         )
 
     def request_body(self, node: Any, pointer: str) -> ir.RequestBody:
-        node, at = self.follow(node, pointer, "requestBodies")
+        node, at = self.follow(node, pointer)
         node = self.mapping(node, at, "a request body")
         content_type, schema = self.media(node, at)
         if content_type is None:
@@ -439,7 +602,7 @@ class _Parser:
     def response(self, status: str, node: Any, pointer: str) -> ir.Response:
         if not (status == "default" or (len(status) == 3 and status[0] in "12345")):
             raise self.error(pointer, f"{status!r} is not a response status code")
-        node, at = self.follow(node, pointer, "responses")
+        node, at = self.follow(node, pointer)
         node = self.mapping(node, at, "a response")
         content_type, schema = self.media(node, at)
         content = node.get("content") or {}
@@ -460,6 +623,12 @@ class _Parser:
         self.depth += 1
         try:
             return self._schema(node, pointer)
+        except UnsupportedConstructError as exc:
+            if self.mode == "strict":
+                raise
+            return ir.Opaque(
+                pointer=pointer, at=exc.pointer, reason=exc.message, digest=_digest(node)
+            )
         finally:
             self.depth -= 1
 
@@ -475,7 +644,7 @@ class _Parser:
                 self.note(join(pointer, key), f"unknown schema keyword {key!r} ignored")
         if "$ref" in node:
             return self.ref(node, pointer)
-        if "allOf" in node:
+        if "allOf" in node or (("oneOf" in node or "anyOf" in node) and "properties" in node):
             return self.all_of(node, pointer)
         types, nullable = self.types(node, pointer)
         common = self.common(node, pointer, types[0] if len(types) == 1 else None, nullable)
@@ -484,10 +653,7 @@ class _Parser:
         if "enum" in node or "const" in node:
             return self.enum(node, pointer, types, common)
         if len(types) > 1:
-            variants = tuple(
-                ir.Primitive(pointer=pointer, type=cast(ir.PrimitiveType, t)) for t in types
-            )
-            return ir.Union(kind="anyOf", variants=variants, **common)
+            return ir.Union(kind="anyOf", variants=self.variants(node, pointer, types), **common)
         kind = types[0] if types else None
         if kind == "object" or (
             kind is None and ("properties" in node or "additionalProperties" in node)
@@ -501,6 +667,22 @@ class _Parser:
         return ir.Primitive(
             type=cast(ir.PrimitiveType, kind), format=self.string(node, "format", pointer), **common
         )
+
+    def variants(
+        self, node: Mapping[str, Any], pointer: str, types: list[str]
+    ) -> tuple[ir.Schema, ...]:
+        """The variants of a list of types: each primitive, and an object or an array with the
+        keywords of its kind written beside the list."""
+        result: list[ir.Schema] = []
+        for t in types:
+            if t == "object":
+                result.append(self.object(node, pointer, {"pointer": pointer}))
+            elif t == "array":
+                items = self.schema(node.get("items", {}), join(pointer, "items"))
+                result.append(ir.Array(pointer=pointer, items=items))
+            else:
+                result.append(ir.Primitive(pointer=pointer, type=cast(ir.PrimitiveType, t)))
+        return tuple(result)
 
     def types(self, node: Mapping[str, Any], pointer: str) -> tuple[list[str], bool]:
         """The declared types other than ``null``, and whether the value may be null."""
@@ -523,40 +705,73 @@ class _Parser:
             "description": self.string(node, "description", pointer),
             "nullable": nullable,
             "deprecated": self.boolean(node, "deprecated", pointer),
-            "constraints": tuple((k, node[k]) for k in _CONSTRAINTS if k in node),
+            "constraints": tuple(
+                (k, node[k]) for k in _CONSTRAINTS if k in node and self.checkable(node, k, pointer)
+            ),
         }
+        examples = node.get("examples")
+        if "example" not in node and isinstance(examples, list) and examples:
+            # JSON Schema's ``examples`` (OpenAPI 3.1): the first stands for the schema's example
+            node = {**node, "example": examples[0]}
         for keyword in ("default", "example"):
             if keyword in node:
-                fields[keyword] = self.coerce(node[keyword], kind, nullable, join(pointer, keyword))
+                fields[keyword] = self.coerce(
+                    node[keyword],
+                    kind,
+                    nullable,
+                    join(pointer, keyword),
+                    strict=keyword == "default",
+                )
         return fields
 
-    def coerce(self, value: Any, kind: str | None, nullable: bool, pointer: str) -> Any:
-        """Return ``value`` as the declared type, noting any conversion; an impossible one drops it."""
+    def checkable(self, node: Mapping[str, Any], keyword: str, pointer: str) -> bool:
+        """Whether a validation keyword can be checked by the client: a ``pattern`` must be a
+        regular expression Python reads (JSON Schema's are ECMA 262's); one that is not is
+        noted and left to the server."""
+        if keyword != "pattern":
+            return True
+        try:
+            re.compile(node[keyword])
+        except (re.error, TypeError) as exc:
+            self.note(
+                join(pointer, keyword),
+                f"the pattern {node[keyword]!r} is not one Python reads ({exc}); not checked",
+            )
+            return False
+        return True
+
+    def coerce(
+        self, value: Any, kind: str | None, nullable: bool, pointer: str, *, strict: bool = False
+    ) -> Any:
+        """Return ``value`` as the declared type, noting any conversion; an impossible one drops it.
+        ``strict`` (a default): a value that is not of the type at all is dropped too, also for
+        strings, objects and arrays."""
         if value is None and nullable:
             return value
-        result, note = coerce_value(value, kind)
+        result, note = coerce_value(value, kind, strict=strict)
         if note is not None:
             self.note(pointer, note)
         return result
 
-    def ref(self, node: Mapping[str, Any], pointer: str) -> ir.Ref:
+    def ref(self, node: Mapping[str, Any], pointer: str) -> ir.Schema:
+        """A ``$ref``: a :class:`ir.Ref` to the schema it names, with what is written beside it.
+        Keywords beside it that change what a value may be (``properties``, ``items``, ...)
+        make it an ``allOf`` of the target and the rest, as OpenAPI 3.1 reads them."""
         ref = node["$ref"]
         at = join(pointer, "$ref")
-        if not isinstance(ref, str):
-            raise self.error(at, f"$ref must be a string, got {_kind(ref)}")
-        if not ref.startswith(SCHEMA_REF_PREFIX) or "/" in ref[len(SCHEMA_REF_PREFIX) :]:
-            if ref.startswith("#"):
-                raise self.unsupported(at, f"$ref {ref!r} (only {SCHEMA_REF_PREFIX}<name>)")
-            raise self.unsupported(at, f"the external $ref {ref!r}")
-        target = self.lookup(ref, at)
-        # A ``type`` beside a ``$ref`` repeats the target's; the target decides.
-        allowed = {"$ref", "type", "description", "nullable", "default", "example", "deprecated"}
-        unsupported = sorted(
-            k for k in node if k not in allowed and k not in _ANNOTATIONS and not k.startswith("x-")
+        place = self.target(ref, at)
+        name = self.schema_name(place, at, ref)
+        beside = sorted(
+            str(k)
+            for k in node
+            if k not in _BESIDE_REF
+            and not str(k).startswith("x-")
+            and not (k in _OPEN_OR_CLOSED and isinstance(node[k], bool))
         )
-        if unsupported:
-            raise self.unsupported(pointer, f"$ref with the sibling keywords {unsupported}")
-        name = split(ref[1:])[-1]
+        if beside:
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            return self.all_of({**rest, "allOf": [{"$ref": ref}]}, pointer, written=False)
+        target = self.node_at(place, at, ref)
         kind = target.get("type") if isinstance(target, Mapping) else None
         nullable = node.get("nullable", False) is True
         return ir.Ref(
@@ -564,46 +779,170 @@ class _Parser:
             **self.common(node, pointer, kind if isinstance(kind, str) else None, nullable),
         )
 
-    def all_of(self, node: Mapping[str, Any], pointer: str) -> ir.Schema:
-        """``allOf``: a single part (with sibling description, nullable, enum) or merged objects."""
-        parts_node = node["allOf"]
-        if not isinstance(parts_node, list) or not parts_node:
+    def all_of(self, node: Mapping[str, Any], pointer: str, *, written: bool = True) -> ir.Schema:
+        """``allOf``, and ``oneOf``/``anyOf`` beside ``properties``: the schema every part
+        describes.
+
+        A single part with only annotations beside it (a description, ``nullable``) stays that
+        part. Otherwise the parts are merged: objects into one object with every part's
+        properties (required where a part requires them); a ``oneOf``/``anyOf`` of objects
+        beside them into the properties of every variant (required where every variant
+        requires them: which variant a value is, is not checked); parts of one primitive type,
+        arrays or enums into one schema with every part's constraints. Parts of different types
+        are an unsupported construct (no value could match both)."""
+        keyword = join(pointer, "allOf") if written else pointer
+        parts_node = node.get("allOf", [])
+        if not isinstance(parts_node, list) or ("allOf" in node and not parts_node):
             raise self.error(join(pointer, "allOf"), "allOf must be a non-empty list")
         nullable = node.get("nullable", False) is True
-        parts: list[ir.Schema] = []
+        parts: list[tuple[ir.Schema, str]] = []
         for i, part in enumerate(parts_node):
-            at = join(pointer, "allOf", i)
+            at = join(pointer, "allOf", i) if written else pointer
             if isinstance(part, Mapping) and set(part) <= {"nullable", "description"}:
                 nullable = nullable or part.get("nullable") is True
                 continue
-            parts.append(self.schema(part, at))
-        siblings = {k: v for k, v in node.items() if k != "allOf"}
-        rest = (
-            self.schema(siblings, pointer)
-            if set(siblings) & {"properties", "enum", "type"}
-            else None
-        )
-        if len(parts) == 1 and (rest is None or isinstance(rest, ir.Enum)):
-            base = rest if rest is not None else parts[0]
+            parts.append((self.schema(part, at), at))
+        own = {k: v for k, v in node.items() if k not in ("allOf", "oneOf", "anyOf")}
+        choice = {k: v for k, v in node.items() if k in ("oneOf", "anyOf", "discriminator")}
+        required = set(_required(node))
+        for part, _ in parts:
+            required |= set(_required_of(self.resolve_raw(part))) | self.raw_required(part)
+        shaping = set(own) & _SHAPING
+        if shaping == {"required"} and set(_required(own)) <= required - set(_required(node)):
+            shaping = set()  # it repeats what the parts require
+        rest = self.schema(own, pointer) if shaping else None
+        if "oneOf" in choice or "anyOf" in choice:
+            union = self.schema(choice, pointer)
+            parts.append((union, pointer))
+        if len(parts) == 1 and (rest is None or isinstance(rest, ir.Enum)) and not choice:
+            base = rest if rest is not None else parts[0][0]
             common = self.common(node, pointer, None, nullable)
             overrides = {k: v for k, v in common.items() if v not in (None, (), False, ir.NO_VALUE)}
             return replace(base, **overrides)
         if rest is not None:
-            parts.append(rest)
+            parts.append((rest, pointer))
+        what = "allOf" if "allOf" in node else f"{next(iter(choice))} beside properties"
+        return self.merge(parts, node, pointer, (keyword, what), nullable, required)
+
+    def place(self, name: str) -> str:
+        """Where the schema named ``name`` is."""
+        return self.places.get(name) or join("/components/schemas", name)
+
+    def raw_component(self, name: str) -> Any:
+        place = self.place(name)
+        return self.node_at(place, place, place)
+
+    def raw_required(self, schema: ir.Schema) -> set[str]:
+        """The names the ``required`` of a schema as written lists (a part such as
+        ``required: [a]`` alone has no properties of its own to say so)."""
+        if isinstance(schema, ir.Ref):
+            return set(_required(self.raw_component(schema.name)))
+        try:
+            return set(_required(self.node_at(schema.pointer, schema.pointer, schema.pointer)))
+        except SpecError:
+            return set()
+
+    def merge(
+        self,
+        parts: list[tuple[ir.Schema, str]],
+        node: Mapping[str, Any],
+        pointer: str,
+        where: tuple[str, str],
+        nullable: bool,
+        required: set[str],
+    ) -> ir.Schema:
+        keyword, what = where
+        loose: dict[str, Any] = {}
         properties: dict[str, ir.Property] = {}
-        for i, part in enumerate(parts):
+        additional: ir.Schema | bool | None = None
+        values: list[tuple[ir.Schema, str]] = []
+        for part, at in parts:
             resolved = self.resolve_raw(part)
-            if not isinstance(resolved, ir.Object):
-                raise self.unsupported(
-                    join(pointer, "allOf", i), "allOf of a schema that is not an object"
+            if isinstance(resolved, ir.Opaque):
+                raise self.unsupported(resolved.at, resolved.reason.removesuffix(_YET))
+            if isinstance(resolved, ir.Union) and _all_objects(self, resolved):
+                self.note(
+                    at,
+                    f"{resolved.kind} of objects beside other parts read as one object with the "
+                    "properties of every variant; which variant a value is, is not checked",
                 )
-            for prop in resolved.properties:
-                properties[prop.name] = prop
+                found, everywhere = self.variant_properties(resolved)
+                for prop in found:
+                    properties.setdefault(prop.name, prop)
+                required |= everywhere
+                continue
+            if isinstance(resolved, ir.Object):
+                for prop in resolved.properties:
+                    kept = properties.get(prop.name)
+                    if kept is None or isinstance(kept.schema, ir.AnyValue):
+                        properties[prop.name] = prop
+                    if prop.required:
+                        required.add(prop.name)
+                if resolved.additional_properties is not None and additional is None:
+                    additional = resolved.additional_properties
+                continue
+            if isinstance(resolved, ir.Map):
+                additional = additional if additional is not None else resolved.values
+                continue
+            if isinstance(resolved, ir.AnyValue):
+                loose.update(resolved.constraints)  # such as ``maxLength`` alone
+                continue
+            values.append((resolved, at))
+        shaped = bool(properties) or additional is not None
+        kinds = sorted({_shape(v) for v, _ in values} | ({"object"} if shaped else set()))
+        if len(kinds) > 1:
+            raise self.unsupported(
+                keyword, f"{what} of schemas of different types ({' and '.join(kinds)})"
+            )
+        common = self.common(node, pointer, kinds[0] if kinds else None, nullable)
+        common["constraints"] = tuple({**loose, **dict(common["constraints"])}.items())
+        if values and not shaped:
+            return self.merge_values(values, common, keyword)
+        for name in sorted(required - set(properties)):
+            properties[name] = ir.Property(
+                name=name, schema=ir.AnyValue(pointer=join(pointer, "required")), required=True
+            )
         return ir.Object(
-            properties=tuple(properties.values()),
+            properties=tuple(replace(p, required=p.name in required) for p in properties.values()),
+            additional_properties=additional,
             title=self.string(node, "title", pointer),
-            **self.common(node, pointer, "object", nullable),
+            **common,
         )
+
+    def merge_values(
+        self, values: list[tuple[ir.Schema, str]], common: dict[str, Any], keyword: str
+    ) -> ir.Schema:
+        """Parts of one type, not objects: the first part (an enum before others), with the
+        constraints of every part."""
+        enums = [v for v, _ in values if isinstance(v, ir.Enum)]
+        base = enums[0] if enums else values[0][0]
+        arrays = [v for v, _ in values if isinstance(v, ir.Array)]
+        if len({repr(_strip(a.items)) for a in arrays}) > 1:
+            raise self.unsupported(keyword, "allOf of arrays of different items")
+        constraints: dict[str, Any] = {}
+        for value, _ in values:
+            constraints.update(value.constraints)
+        constraints.update(common["constraints"])
+        formats = [v.format for v, _ in values if isinstance(v, ir.Primitive) and v.format]
+        overrides = {k: v for k, v in common.items() if v not in (None, (), False, ir.NO_VALUE)}
+        overrides["constraints"] = tuple(constraints.items())
+        if isinstance(base, ir.Primitive) and formats:
+            overrides["format"] = formats[0]
+        return replace(base, **overrides)
+
+    def variant_properties(self, union: ir.Union) -> tuple[list[ir.Property], set[str]]:
+        """The properties of every variant of a union of objects, each required where every
+        variant requires it."""
+        found: dict[str, ir.Property] = {}
+        required: list[set[str]] = []
+        for variant in union.variants:
+            resolved = self.resolve_raw(variant)
+            required.append(set(_required_of(resolved)) | self.raw_required(variant))
+            if isinstance(resolved, ir.Object):
+                for prop in resolved.properties:
+                    found.setdefault(prop.name, prop)
+        everywhere = set.intersection(*required) if required else set()
+        return [replace(p, required=p.name in everywhere) for p in found.values()], everywhere
 
     def resolve_raw(self, schema: ir.Schema) -> ir.Schema:
         """Resolve a ref while the document is still being parsed (for ``allOf`` merging)."""
@@ -612,16 +951,13 @@ class _Parser:
             if schema.name in seen:
                 raise self.error(schema.pointer, f"allOf through the $ref cycle {schema.name!r}")
             seen.add(schema.name)
-            at = join("/components/schemas", schema.name)
-            schema = self.schema(self.lookup(SCHEMA_REF_PREFIX + schema.name, at), at)
+            schema = self.component(schema.name)
         return schema
 
     def union(self, node: Mapping[str, Any], pointer: str, common: dict[str, Any]) -> ir.Union:
         kind: Literal["oneOf", "anyOf"] = "oneOf" if "oneOf" in node else "anyOf"
         if "oneOf" in node and "anyOf" in node:
             raise self.unsupported(pointer, "oneOf together with anyOf")
-        if "properties" in node:
-            raise self.unsupported(pointer, f"{kind} beside properties")
         variants_node = node[kind]
         if not isinstance(variants_node, list) or not variants_node:
             raise self.error(join(pointer, kind), f"{kind} must be a non-empty list")
@@ -637,7 +973,10 @@ class _Parser:
             for value, target in given.items():
                 if not isinstance(target, str):
                     raise self.error(join(at, "mapping", str(value)), "must be a $ref string")
-                name = target.removeprefix(SCHEMA_REF_PREFIX) if target.startswith("#") else target
+                name = target
+                if target.startswith("#") or ".yaml" in target or ".json" in target:
+                    here = join(at, "mapping", str(value))
+                    name = self.schema_name(self.target(target, here), here, target)
                 mapping.append((str(value), name))
         if nulls:
             common = {**common, "nullable": True}
@@ -659,10 +998,12 @@ class _Parser:
         if None in values:
             common = {**common, "nullable": True}
             values = [v for v in values if v is not None]
+        if not values:  # ``enum: [null]``: the value null alone
+            return ir.Primitive(type="null", **{**common, "nullable": False})
         kind: Literal["string", "integer", "boolean"]
         if types in ([], ["string"]) and all(isinstance(v, str) for v in values):
             kind = "string"
-        elif types in ([], ["integer"]) and all(type(v) is int for v in values):
+        elif types in ([], ["integer"], ["number"]) and all(type(v) is int for v in values):
             kind = "integer"
         elif types in ([], ["boolean"]) and all(isinstance(v, bool) for v in values):
             kind = "boolean"
@@ -670,14 +1011,20 @@ class _Parser:
             raise self.unsupported(
                 at, "an enum of values that are not all strings, all integers or all booleans"
             )
-        if len(set(values)) != len(values):
-            raise self.error(at, "enum values must be unique")
-        if common.get("default") not in (ir.NO_VALUE, None) and common["default"] not in values:
-            raise self.error(
-                join(pointer, "default"),
-                f"default {common['default']!r} is not one of the enum values",
+        unique = list(dict.fromkeys(values))
+        if len(unique) != len(values):
+            repeated = sorted({repr(v) for v in values if values.count(v) > 1})
+            self.note(
+                at, f"the enum values {', '.join(repeated)} are listed more than once; read once"
             )
-        return ir.Enum(type=kind, values=tuple(values), **common)
+        default = common.get("default", ir.NO_VALUE)
+        if default not in (ir.NO_VALUE, None) and default not in unique:
+            self.note(
+                join(pointer, "default"),
+                f"default {default!r} is not one of the enum values; ignored",
+            )
+            common = {**common, "default": ir.NO_VALUE}
+        return ir.Enum(type=kind, values=tuple(unique), **common)
 
     def object(self, node: Mapping[str, Any], pointer: str, common: dict[str, Any]) -> ir.Schema:
         props_node = self.mapping(
@@ -700,8 +1047,8 @@ class _Parser:
             additional = extra if isinstance(extra, bool) else self.schema(extra, at)
         properties = tuple(
             ir.Property(
-                name=name,
-                schema=self.schema(value, join(pointer, "properties", name)),
+                name=str(name),
+                schema=self.schema(value, join(pointer, "properties", str(name))),
                 required=name in required,
             )
             for name, value in props_node.items()
@@ -723,6 +1070,115 @@ class _Parser:
             title=self.string(node, "title", pointer),
             **common,
         )
+
+
+_YET = " is not supported by the generator yet"
+# Keywords that make a schema beside ``allOf`` a part of its own.
+_SHAPING = frozenset(
+    {"properties", "enum", "const", "type", "items", "additionalProperties", "format", "required"}
+) | frozenset(_CONSTRAINTS)
+
+
+def _place(file: str, fragment: str) -> str:
+    return f"{file}#{fragment}" if file else fragment
+
+
+def _required(node: Any) -> list[str]:
+    """The names a raw schema's ``required`` lists."""
+    names = node.get("required") if isinstance(node, Mapping) else None
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _required_of(schema: ir.Schema) -> list[str]:
+    if isinstance(schema, ir.Object):
+        return [p.name for p in schema.properties if p.required]
+    return []
+
+
+def _all_objects(parser: _Parser, union: ir.Union) -> bool:
+    """Whether every variant of a union is an object (or a part of one, such as
+    ``required: [...]`` alone)."""
+    for variant in union.variants:
+        resolved = parser.resolve_raw(variant)
+        if not isinstance(resolved, (ir.Object, ir.AnyValue)):
+            return False
+    return True
+
+
+def _shape(schema: ir.Schema) -> str:
+    """The JSON type a part of an ``allOf`` describes (numbers and integers alike)."""
+    if isinstance(schema, (ir.Primitive, ir.Enum)):
+        return "number" if schema.type in ("integer", "number") else schema.type
+    if isinstance(schema, ir.Array):
+        return "array"
+    if isinstance(schema, ir.Union):
+        return schema.kind
+    return "object"
+
+
+def _strip(schema: ir.Schema) -> ir.Schema:
+    """A schema without the place it was read from (to compare two)."""
+    return replace(schema, pointer="")
+
+
+def _digest(node: Any) -> str:
+    """The sha256 of a node's JSON, keys sorted (keys of any type read as strings), written
+    without recursion (what a parser cannot represent may nest without bound)."""
+    digest = hashlib.sha256()
+    todo: list[Any] = [node]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, _Token):
+            digest.update(item.text.encode("utf-8", "surrogatepass"))
+        elif isinstance(item, Mapping):
+            entries = sorted((str(k), v) for k, v in item.items())
+            todo.append(_Token("}"))
+            for key, value in reversed(entries):
+                todo += [_Token(","), value, _Token(json.dumps(key) + ":")]
+            todo.append(_Token("{"))
+        elif isinstance(item, list):
+            todo.append(_Token("]"))
+            for value in reversed(item):
+                todo += [_Token(","), value]
+            todo.append(_Token("["))
+        else:
+            text = (
+                json.dumps(item)
+                if isinstance(item, (str, int, float, bool, type(None)))
+                else repr(item)
+            )
+            digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+class _Token:
+    """Text of the JSON :func:`_digest` writes, between the values."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _first_opaque(schema: ir.Schema) -> ir.Opaque | None:
+    """The first schema the generator does not support inside ``schema`` (not through refs)."""
+    todo: list[ir.Schema] = [schema]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ir.Opaque):
+            return current
+        todo.extend(reversed(ir.children(current)))
+    return None
+
+
+def _operation_schemas(op: ir.Operation) -> Iterator[ir.Schema]:
+    for p in op.parameters:
+        yield p.schema
+    if op.request_body is not None and op.request_body.schema is not None:
+        yield op.request_body.schema
+    for r in op.responses:
+        if r.schema is not None:
+            yield r.schema
 
 
 def media_essence(media_type: str) -> str:
@@ -757,10 +1213,22 @@ def _operation_refs(op: ir.Operation) -> Iterator[str]:
             yield from _refs(r.schema)
 
 
-def coerce_value(value: Any, kind: str | None) -> tuple[Any, str | None]:
+_CONTAINERS: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "object": Mapping,
+    "array": list,
+}
+
+
+def coerce_value(value: Any, kind: str | None, *, strict: bool = False) -> tuple[Any, str | None]:
     """``value`` (a ``default`` or ``example``) as a value of the declared ``kind``, and a note
     where it was changed: a string read as the number or boolean it spells, or, where it cannot
-    be read as one, :data:`ir.NO_VALUE` (dropped). Other kinds keep the value as it is."""
+    be read as one, :data:`ir.NO_VALUE` (dropped). Other kinds keep the value as it is, but
+    ``strict``ly (a default) a value of another type is dropped too (``true`` on a string)."""
+    if kind in _CONTAINERS:
+        if not strict or isinstance(value, _CONTAINERS[kind]):
+            return value, None
+        return ir.NO_VALUE, f"{value!r} is not a valid {kind}; ignored"
     if kind not in ("number", "integer", "boolean"):
         return value, None
     if kind == "boolean":

@@ -25,3 +25,23 @@ def split(pointer: str) -> list[str]:
     if not pointer.startswith("/"):
         raise ValueError(f"not a JSON pointer: {pointer!r}")
     return [unescape(token) for token in pointer[1:].split("/")]
+
+
+def in_file(pointer: str) -> tuple[str, str]:
+    """The file a place is in (``""`` for the root document) and its JSON pointer there: the
+    parser names a place in another file ``other.yaml#/components/...``, relative to the root
+    document's folder."""
+    if pointer == "" or pointer.startswith("/"):
+        return "", pointer
+    file, _, fragment = pointer.partition("#")
+    return file, fragment
+
+
+def locate(source: str, pointer: str) -> str:
+    """``source#pointer``, for a place in the root document ``source``; for a place in another
+    file, that file (beside the root document) and its pointer."""
+    file, fragment = in_file(pointer)
+    if not file:
+        return f"{source}#{pointer}"
+    folder = source.rpartition("/")[0]
+    return f"{folder}/{file}#{fragment}" if folder else f"{file}#{fragment}"

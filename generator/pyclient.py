@@ -3,6 +3,7 @@ each operation that has a retrieve twin to poll."""
 
 from __future__ import annotations
 
+import json
 import re
 import urllib.parse
 from dataclasses import dataclass
@@ -10,18 +11,23 @@ from typing import Literal
 
 from . import ir
 from .errors import SpecError, UnsupportedConstructError
+from .naming import Claim
 from .parser import is_json, media_essence
 from .pymodel import (
     FORM,
     MULTIPART,
+    Names,
     PyField,
     PyModule,
     PyType,
     attribute_name,
+    body_fields,
     constraints_of,
-    operation_name,
+    streams,
+    success_kind,
+    success_response,
 )
-from .runtime import interface
+from .runtime import CLIENT_HELPERS
 from .statuses import STATUSES_PATH, Kind, StatusKinds, by_name
 
 IDEMPOTENCY_HEADER = "idempotency-key"
@@ -39,6 +45,32 @@ class PyParameter:
     required: bool
     description: str | None
     type: PyType
+    style: str = "plain"
+    """How the value travels: ``plain`` (a primitive as text, an array as a repeated query
+    key), ``json`` (JSON text, for a parameter described by ``content``), or the parameter's
+    OpenAPI style (``form``, ``deepObject``, ``simple``, ...) for arrays and objects."""
+    explode: bool = False
+
+    @property
+    def serializer(self) -> str:
+        """The call that writes the value for the request (the arguments it takes follow)."""
+        if self.idempotency_key and self.style == "plain":
+            return "_idempotency_key_of"
+        if self.style == "plain":
+            return "_path_parameter" if self.location == "path" else "_parameter"
+        if self.location == "path":
+            return "_styled_path"
+        return "_query" if self.location == "query" else "_styled"
+
+    def call(self) -> list[str]:
+        """The serializer's arguments: the value, the name (for errors and the wire), the
+        writer, and for styled values the style and explode. Strings are single-quoted inside
+        the f-string of a path, else double-quoted as black writes them."""
+        quoted = _quoted if self.location == "path" else json.dumps
+        arguments = [self.name, quoted(self.key), self.type.writer]
+        if self.style != "plain":
+            arguments += [quoted(self.style), str(self.explode)]
+        return arguments
 
     @property
     def idempotency_key(self) -> bool:
@@ -59,10 +91,12 @@ class PyBodyField:
     """A body field, as a keyword argument of a client method."""
 
     field: PyField
+    argument: str = ""
+    """The argument's name (the field's own, unless another argument has it)."""
 
     @property
     def name(self) -> str:
-        return self.field.name
+        return self.argument or self.field.name
 
     @property
     def key(self) -> str:
@@ -135,7 +169,7 @@ class PyResponse:
     def annotation(self, is_async: bool) -> str:
         if self.kind == "json":
             assert self.type is not None
-            return self.type.annotation
+            return self.type.read_annotation
         if self.kind == "events":
             return "AsyncIterator[ServerSentEvent]" if is_async else "Iterator[ServerSentEvent]"
         return {"bytes": "bytes", "text": "str", "none": "None"}[self.kind]
@@ -202,7 +236,7 @@ class PyOperation:
         """The path as a Python f-string, each path parameter checked and escaped."""
         expression = self.path
         for p in self.path_parameters:
-            call = f"path_parameter({p.name}, {_quoted(p.key)}, {p.type.writer})"
+            call = f"{p.serializer}({', '.join(p.call())})"
             expression = expression.replace("{" + p.name + "}", "{" + call + "}")
         return f'f"{expression}"' if self.path_parameters else f'"{expression}"'
 
@@ -387,24 +421,30 @@ class PyClient:
     @property
     def runtime_imports(self) -> list[str]:
         """What the client module imports from the runtime: the client bases, and the helpers
-        and checks its methods use (sorted: constants, classes, functions)."""
+        and checks its methods use (sorted: constants, classes, functions). The helpers the
+        methods call are imported under a leading underscore (``wire as _wire``), so that no
+        argument can shadow them."""
         ops = self.operations
         used = {"AsyncAPIClient", "ClientSpec", "SyncAPIClient"}
         used |= frozenset().union(*(op.helpers for op in ops))
         if any(not f.required for op in ops for f in op.body_fields):
             used |= {"UNSET", "Unset"}
+        called = {p.serializer.removeprefix("_") for op in ops for p in op.path_parameters} | {
+            p.serializer.removeprefix("_") for op in ops for p in op.keyword_parameters
+        }
         wanted = {
             "wire": any(op.body_model for op in ops),
             "form": any(op.body is not None and op.body.kind == "form" for op in ops),
-            "parameter": any(not p.idempotency_key for op in ops for p in op.keyword_parameters),
-            "idempotency_key_of": any(op.idempotency_key for op in ops),
-            "path_parameter": any(op.path_parameters for op in ops),
             "status_error": any(op.response.kind in ("bytes", "text", "none") for op in ops),
-            "rejecting_removed_fields": any(op.removed_fields for op in ops),
-            "ServerSentEvent": self.streams,
         }
-        used |= {name for name, needed in wanted.items() if needed}
-        return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
+        called |= {name for name, needed in wanted.items() if needed}
+        if any(op.removed_fields for op in ops):
+            used.add("rejecting_removed_fields")
+        if self.streams:
+            used.add("ServerSentEvent")
+        assert called <= CLIENT_HELPERS
+        names = sorted(used | called, key=lambda n: (not n.isupper(), n[0].islower(), n))
+        return [f"{name} as _{name}" if name in called else name for name in names]
 
     @property
     def annotations(self) -> str:
@@ -456,7 +496,12 @@ class PyClient:
     @property
     def files(self) -> bool:
         """Whether a method takes files (so that the module imports ``IO``)."""
-        return any(f.field.type.files for op in self.operations for f in op.body_fields)
+        return any(
+            (op.body.type is not None and op.body.type.files)
+            or any(f.field.type.files for f in op.body_fields)
+            for op in self.operations
+            if op.body is not None
+        )
 
     @property
     def streams(self) -> bool:
@@ -467,20 +512,14 @@ class PyClient:
 def build_client(
     doc: ir.Document, module: PyModule, statuses: StatusKinds | None = None
 ) -> PyClient:
-    """The client of ``doc``'s operations; ``statuses`` says what each status value means to a
-    waiter (``None``: read from the values' names)."""
+    """The client of ``doc``, its methods and arguments named as ``module.names`` says;
+    ``statuses`` says what each status value means to a waiter (``None``: read from the values'
+    names)."""
+    names = module.names
+    assert names is not None
     operations: list[PyOperation] = []
-    names: dict[str, str] = {}
     for source in doc.operations:
-        for method in _operations(doc, module, source):
-            first = names.setdefault(method.method_name, source.pointer)
-            if first != source.pointer:
-                raise SpecError(
-                    source.pointer,
-                    f"the operations here and at {first} both become the method "
-                    f"{method.method_name} (operationIds must be unique, also in snake_case)",
-                )
-            operations.append(method)
+        operations += _operations(doc, module, names, source)
     # a waiter pairs a POST with the GET of its path plus "/{id}": the GETs by their parent path
     gets: dict[str, list[PyOperation]] = {}
     for op in operations:
@@ -506,19 +545,33 @@ def _quoted(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _parameter(doc: ir.Document, module: PyModule, param: ir.Parameter) -> PyParameter:
+def _parameter(
+    doc: ir.Document, module: PyModule, names: Names, op: ir.Operation, param: ir.Parameter
+) -> PyParameter:
+    given = module.operations[op.key].parameters.get((param.location, param.name))
+    if given is None:
+        kind, style, explode = (
+            _parameter_type(doc, module, param.schema, param.pointer),
+            "plain",
+            False,
+        )
+    else:
+        style, explode = ("json", False) if param.content_type else param.how
+        kind = given
     return PyParameter(
-        name=attribute_name(param.name),
+        name=names.arguments_of(op.key).get((param.location, param.name)),
         key=param.name,
         location=param.location,
         required=param.required,
         description=param.description,
-        type=_parameter_type(doc, module, param.schema, param.pointer),
+        type=kind,
+        style=style,
+        explode=explode,
     )
 
 
 def _parameter_type(doc: ir.Document, module: PyModule, schema: ir.Schema, pointer: str) -> PyType:
-    """How a parameter's value is checked before it is sent: a primitive, an enum of the
+    """How a plain parameter's value is checked before it is sent: a primitive, an enum of the
     models, or a list of those, with the schema's constraints."""
     resolved = doc.resolve(schema)
     if isinstance(resolved, ir.Primitive) and resolved.type != "null":
@@ -536,44 +589,19 @@ def _parameter_type(doc: ir.Document, module: PyModule, schema: ir.Schema, point
         if item.kind == "list":
             raise UnsupportedConstructError(pointer, "a parameter that is a list of lists")
         kind = PyType("list", args=(item,))
-    else:
+    else:  # pragma: no cover - pymodel.plain_parameter says which parameters are plain
         raise UnsupportedConstructError(pointer, "a parameter that is an object or a union")
     limits = constraints_of(resolved) + constraints_of(schema) + kind.constraints
     return PyType(kind.kind, kind.name, kind.args, constraints=tuple(dict(limits).items()))
 
 
-EVENT_STREAM = "text/event-stream"
-
-
-def _success(op: ir.Operation) -> ir.Response | None:
-    return next((r for r in op.responses if r.status.startswith("2")), None)
-
-
-def _streams(op: ir.Operation) -> bool:
-    """Whether the success response can be a stream of server-sent events."""
-    success = _success(op)
-    return success is not None and any(
-        media_essence(t) == EVENT_STREAM for t in success.content_types
-    )
-
-
-def _success_kind(op: ir.Operation) -> Literal["json", "bytes", "text", "events", "none"]:
-    success = _success(op)
-    if success is None or not success.content_types:
-        return "none"
-    if success.content_type and is_json(success.content_type) and success.schema is not None:
-        return "json"
-    first = media_essence(success.content_types[0])
-    if first == EVENT_STREAM:
-        return "events"
-    return "text" if first.startswith("text/") else "bytes"
-
-
-def _operations(doc: ir.Document, module: PyModule, op: ir.Operation) -> list[PyOperation]:
+def _operations(
+    doc: ir.Document, module: PyModule, names: Names, op: ir.Operation
+) -> list[PyOperation]:
     """The methods of an operation: one, and a ``_stream`` twin where a JSON response can also
     come as server-sent events."""
     types = module.operations[op.key]
-    params = [_parameter(doc, module, p) for p in op.parameters]
+    params = [_parameter(doc, module, names, op, p) for p in op.parameters]
     path = op.path
     declared = {p.key for p in params if p.location == "path"}
     template = set(re.findall(r"\{([^}]*)\}", op.path))
@@ -589,13 +617,12 @@ def _operations(doc: ir.Document, module: PyModule, op: ir.Operation) -> list[Py
     for p in params:
         if p.location == "path":
             path = path.replace("{" + p.key + "}", "{" + p.name + "}")
-    body, removed = _body(op, module, types.body)
-    success = _success(op)
-    kind = _success_kind(op)
+    body, removed = _body(op, module, names, types.body)
+    kind = success_kind(op)
     response = PyResponse(kind, types.response if kind == "json" else None)
     method = PyOperation(
         key=op.key,
-        method_name=operation_name(op),
+        method_name=names.methods.get(op.key),
         http_method=op.method.upper(),
         path=path,
         summary=op.summary,
@@ -609,12 +636,11 @@ def _operations(doc: ir.Document, module: PyModule, op: ir.Operation) -> list[Py
         error_model=_error_model(op, module),
         removed_fields=removed,
     )
-    _check_names(op, method)
-    if kind == "json" and _streams(op) and success is not None:
+    if kind == "json" and streams(op) and success_response(op) is not None:
         stream = PyOperation(
             **{
                 **method.__dict__,
-                "method_name": method.method_name + "_stream",
+                "method_name": names.methods.get((op.key, "stream")),
                 "response": PyResponse("events"),
                 "summary": (op.summary or method.method_name) + ", as server-sent events",
             }
@@ -624,7 +650,7 @@ def _operations(doc: ir.Document, module: PyModule, op: ir.Operation) -> list[Py
 
 
 def _body(
-    op: ir.Operation, module: PyModule, kind: PyType | None
+    op: ir.Operation, module: PyModule, names: Names, kind: PyType | None
 ) -> tuple[PyBody | None, tuple[tuple[str, str], ...]]:
     body = op.request_body
     if body is None:
@@ -635,14 +661,28 @@ def _body(
     )
     if kind is None:  # not JSON or a form: raw bytes
         return PyBody("bytes", body.content_type, None, (), None, body.required), ()
-    if kind.kind == "model" and not kind.nullable:
-        model = module.model(kind.name)
-        removed = tuple((attribute_name(key), note) for key, note in model.other_revisions)
-        fields = tuple(PyBodyField(f) for f in model.fields)
-        return PyBody(form, body.content_type, kind.name, fields, None, body.required), removed
+    model_name = body_fields(kind)
+    if model_name is not None:
+        model = module.model(model_name)
+        arguments = names.arguments_of(op.key)
+        removed = tuple(
+            (arguments.names.get(("field", key)) or attribute_name(key), note)
+            for key, note in model.other_revisions
+        )
+        fields = tuple(PyBodyField(f, arguments.get(("field", f.key))) for f in model.fields)
+        return PyBody(form, body.content_type, model_name, fields, None, body.required), removed
+    if form != "json" and kind.kind in ("dict", "any") and not kind.nullable:
+        # fields the schema does not name: a mapping of them (files, in a multipart body)
+        value = (
+            PyType("union", args=(PyType("file"), PyType("any")))
+            if form == "multipart"
+            else PyType("any")
+        )
+        fields_type = PyType("dict", args=(value,))
+        return PyBody(form, body.content_type, None, (), fields_type, body.required), ()
     if form != "json":
         raise UnsupportedConstructError(
-            body.pointer, "a form or multipart body that is not an object of named fields"
+            body.pointer, "a form or multipart body that is not an object of fields"
         )
     return PyBody("json", body.content_type, None, (), kind, body.required), ()
 
@@ -666,27 +706,8 @@ def _error_model(op: ir.Operation, module: PyModule) -> str | None:
     return None
 
 
-# Names an argument may not take: ``self``, and the runtime's functions the methods call.
-_LOCALS = frozenset({"self"} | {name for name in interface() if name[0].islower()})
-
-
-def _check_names(op: ir.Operation, method: PyOperation) -> None:
-    """The method's arguments must have distinct Python names."""
-    seen: dict[str, str] = {}
-    arguments = [(p.name, f"the {p.location} parameter {p.key!r}") for p in method.path_parameters]
-    arguments += [(f.name, f"the body field {f.key!r}") for f in method.body_fields]
-    if method.body is not None and method.body.model is None:
-        arguments.append(("body", "the request body"))
-    arguments += [
-        (p.name, f"the {p.location} parameter {p.key!r}") for p in method.keyword_parameters
-    ]
-    for name, what in arguments:
-        if name in seen or name in _LOCALS:
-            raise SpecError(
-                op.pointer,
-                f"{what} and {seen.get(name, 'a name of Python')} both become the argument {name}",
-            )
-        seen[name] = what
+# What a waiter names itself beside the retrieve operation's path parameters.
+_WAITER_NAMES = frozenset({"operation_or_id", "timeout", "interval"})
 
 
 def _waiter(
@@ -704,6 +725,8 @@ def _waiter(
     match = re.fullmatch(re.escape(submit.path) + r"/\{(\w+)\}", retrieve.path)
     if not match or retrieve.response_model != submit.response_model:
         return None
+    if {p.name for p in retrieve.path_parameters} & _WAITER_NAMES:
+        return None
     model = module.model(submit.response_model)
     status = next((f for f in model.fields if f.key == "status"), None)
     if (
@@ -720,8 +743,17 @@ def _waiter(
     classified = tuple((member, str(value), kinds.kind(str(value))) for member, value in members)
     if not any(kind == "succeeded" for _, _, kind in classified):
         return None
+    assert module.names is not None
+    name = module.names.methods.claim(
+        Claim(
+            ("wait", submit.key),
+            f"wait_for_{submit.method_name}",
+            "",
+            f"the waiter of {submit.key}",
+        )
+    )
     return PyWaiter(
-        method_name=f"wait_for_{submit.method_name}",
+        method_name=name,
         submit=submit,
         retrieve=retrieve,
         model=submit.response_model,

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
 from . import ir
-from .errors import SpecError, UnsupportedConstructError
+from .errors import UnsupportedConstructError
+from .naming import Claim, Namespace, Rename
 from .parser import is_json, media_essence
 from .pointer import join
-from .runtime import interface
+from .runtime import CLIENT_HELPERS, interface
 from .revisions import Revision
 
 _PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -50,6 +51,16 @@ class PyType:
 
     @property
     def annotation(self) -> str:
+        return self._annotation(reading=False)
+
+    @property
+    def read_annotation(self) -> str:
+        """The type of what the reader returns: as :attr:`annotation`, but for an enum of
+        unknown values kept as received, which the runtime's reader types as the enum, a
+        string or an integer (what a response read on its own is annotated with)."""
+        return self._annotation(reading=True)
+
+    def _annotation(self, *, reading: bool) -> str:
         if self.kind == "primitive":
             text = _PYTHON_TYPES[self.name]
         elif self.kind == "any":
@@ -61,13 +72,13 @@ class PyType:
         elif self.kind == "model" or (self.kind == "enum" and self.strict):
             text = self.name
         elif self.kind == "enum":
-            text = f"{self.name} | {'int' if self.integer else 'str'}"
+            text = f"{self.name} | {'str | int' if reading else 'int' if self.integer else 'str'}"
         elif self.kind == "list":
-            text = f"list[{self.args[0].annotation}]"
+            text = f"list[{self.args[0]._annotation(reading=reading)}]"
         elif self.kind == "dict":
-            text = f"dict[str, {self.args[0].annotation}]"
+            text = f"dict[str, {self.args[0]._annotation(reading=reading)}]"
         else:
-            text = " | ".join(dict.fromkeys(a.annotation for a in self.args))
+            text = " | ".join(dict.fromkeys(a._annotation(reading=reading) for a in self.args))
         return f"{text} | None" if self.nullable else text
 
     @property
@@ -264,6 +275,69 @@ class OperationTypes:
 
     body: PyType | None
     response: PyType | None
+    parameters: dict[tuple[str, str], PyType] = field(default_factory=dict)
+    """The types of the parameters that are not sent as plain values (see
+    :func:`plain_parameter`), by ``(location, name)``: objects, unions, JSON content."""
+
+
+@dataclass
+class Names:
+    """Every Python name of a package, by the rule of :mod:`generator.naming`: one namespace for
+    the classes of ``models.py``, one per model for its attributes and per enum for its members,
+    one for the client's methods, one per method for its arguments, one for the pages of
+    ``docs/`` (compared without case)."""
+
+    classes: Namespace
+    attributes: dict[Hashable, Namespace]
+    members: dict[Hashable, Namespace]
+    methods: Namespace
+    arguments: dict[str, Namespace]
+    pages: Namespace
+    earlier: Names | None = None
+
+    @classmethod
+    def following(cls, earlier: Names | None) -> Names:
+        """The namespaces of a revision, holding what ``earlier`` (its previous one) named."""
+        return cls(
+            classes=Namespace(_reserved_class, _carried(earlier.classes if earlier else None)),
+            attributes={},
+            members={},
+            methods=Namespace(_reserved_method, _carried(earlier.methods if earlier else None)),
+            arguments={},
+            pages=Namespace(
+                lambda name: False, _carried(earlier.pages if earlier else None), fold=str.lower
+            ),
+            earlier=earlier,
+        )
+
+    def attributes_of(self, key: Hashable) -> Namespace:
+        if key not in self.attributes:
+            before = self.earlier.attributes.get(key) if self.earlier else None
+            self.attributes[key] = Namespace(_reserved_attribute, _carried(before))
+        return self.attributes[key]
+
+    def members_of(self, key: Hashable) -> Namespace:
+        if key not in self.members:
+            before = self.earlier.members.get(key) if self.earlier else None
+            self.members[key] = Namespace(lambda name: False, _carried(before))
+        return self.members[key]
+
+    def arguments_of(self, key: str) -> Namespace:
+        if key not in self.arguments:
+            before = self.earlier.arguments.get(key) if self.earlier else None
+            self.arguments[key] = Namespace(_reserved_argument, _carried(before))
+        return self.arguments[key]
+
+    @property
+    def renames(self) -> list[Rename]:
+        """Every name of this revision that is not its plain name, in the order given."""
+        spaces = [self.classes, *self.attributes.values(), *self.members.values()]
+        spaces += [self.methods, *self.arguments.values(), self.pages]
+        return [rename for space in spaces for rename in space.renames]
+
+
+def _carried(space: Namespace | None) -> dict[Hashable, str]:
+    return space.current() if space is not None else {}
 
 
 @dataclass(frozen=True)
@@ -278,6 +352,8 @@ class PyModule:
     aliases: tuple[PyAlias, ...] = ()
     operations: dict[str, OperationTypes] = field(default_factory=dict)
     """The types of each operation's JSON, form or multipart bodies, by ``"METHOD /path"``."""
+    names: Names | None = None
+    """Every name of the package (``None`` in the modules of a split ``models.py``)."""
 
     def model(self, name: str) -> PyModel:
         return self._models_by_name[name]
@@ -360,8 +436,34 @@ RESERVED_ATTRIBUTES = frozenset(
 )  # fmt: skip
 
 
+def _reserved_class(name: str) -> bool:
+    return name in RESERVED_CLASSES or keyword.iskeyword(name)
+
+
+def _reserved_attribute(name: str) -> bool:
+    return keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED_ATTRIBUTES
+
+
+def _reserved_argument(name: str) -> bool:
+    return _reserved_attribute(name) or name in _METHOD_LOCALS
+
+
+def _reserved_method(name: str) -> bool:
+    return _reserved_attribute(name) or name in _CLIENT_MEMBERS
+
+
+# Names an operation's method uses beside its arguments: ``self``, and the runtime's functions it
+# names as they are (its locals, and the helpers it calls, begin with an underscore).
+_METHOD_LOCALS = frozenset(
+    {"self"} | {n for n in interface() if n[0].islower() and n not in CLIENT_HELPERS}
+)
+# The client's own public members, which a method of an operation would shadow.
+_CLIENT_MEMBERS = frozenset({"close", "aclose"})
+
+
 def class_name(name: str) -> str:
-    """A schema name as a Python class name: ``RL.OptimStepBody`` becomes ``RLOptimStepBody``."""
+    """A schema name as a Python class name: ``RL.OptimStepBody`` becomes ``RLOptimStepBody``
+    (the plain name; see :mod:`generator.naming` for the rule that keeps names apart)."""
     parts = re.split(r"[^0-9A-Za-z]+", name)
     result = "".join(part[:1].upper() + part[1:] for part in parts if part)
     if not result or result[0].isdigit():
@@ -370,15 +472,13 @@ def class_name(name: str) -> str:
 
 
 def attribute_name(name: str) -> str:
-    """A JSON property name as a Python attribute name (snake_case, never a keyword)."""
+    """A JSON property name as a Python attribute name (snake_case), before the rule of
+    :mod:`generator.naming` (``class`` is then ``class_``)."""
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
     snake = re.sub(r"[^0-9A-Za-z_]+", "_", snake).strip("_").lower() or "field"
     if snake[0].isdigit():
         snake = "field_" + snake
-    shadows = (
-        keyword.iskeyword(snake) or keyword.issoftkeyword(snake) or snake in RESERVED_ATTRIBUTES
-    )
-    return snake + "_" if shadows else snake
+    return snake
 
 
 def operation_name(op: ir.Operation) -> str:
@@ -397,32 +497,33 @@ def operation_class(op: ir.Operation) -> str:
     return class_name(" ".join([op.method, *re.findall(r"[0-9A-Za-z]+", op.path)]))
 
 
-def component_classes(doc: ir.Document) -> dict[str, str]:
-    """The class name of every component schema: its name made an identifier, with a trailing
-    underscore where it would shadow a name of the generated modules. Two names that become the
-    same class name are an error naming both."""
-    result: dict[str, str] = {}
-    taken: dict[str, str] = {}
-    for name in doc.schemas:
-        python = class_name(name)
-        if python in RESERVED_CLASSES:
-            python += "_"
-        if python in taken:
-            first = join("/components/schemas", taken[python])
-            raise SpecError(
-                join("/components/schemas", name),
-                f"the schema names {taken[python]!r} ({first}) and {name!r} both become the "
-                f"Python class {python}",
-            )
-        taken[python] = name
-        result[name] = python
-    return result
+def component_classes(doc: ir.Document, names: Names | None = None) -> dict[str, str]:
+    """The class name of every component schema (by the rule of :mod:`generator.naming`)."""
+    space = names.classes if names is not None else Names.following(None).classes
+    space.assign(
+        Claim(
+            key=name,
+            plain=class_name(name),
+            pointer=schema.pointer,
+            what=f"the schema {name}",
+            exact=class_name(name) == name,
+        )
+        for name, schema in doc.schemas.items()
+    )
+    return {name: space.get(name) for name in doc.schemas}
 
 
 def member_name(value: str) -> str:
     """An enum value as a member name: ``TRAINING_OPERATION_STATUS_PENDING`` stays as it is."""
     name = re.sub(r"[^0-9A-Za-z]+", "_", value).strip("_").upper() or "EMPTY"
     return "V_" + name if name[0].isdigit() else name
+
+
+def page_name(op: ir.Operation, method: str) -> str:
+    """The name of an operation's page in ``docs/`` (without ``.md``): its operationId where
+    that is a plain file name, else its method's name."""
+    given = op.operation_id or ""
+    return given if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", given) else method
 
 
 def field_history(revisions: Sequence[Revision]) -> dict[str, list[frozenset[str]]]:
@@ -455,37 +556,56 @@ def other_revision_notes(
     return tuple(notes)
 
 
+_Naming = Callable[[], str] | str
+"""A class name, or how to claim one (only where a class is made)."""
+
+
 class _Builder:
-    def __init__(self, doc: ir.Document, response_schemas: frozenset[str]) -> None:
+    def __init__(
+        self, doc: ir.Document, response_schemas: frozenset[str], earlier: Names | None = None
+    ) -> None:
         self.doc = doc
         self.response_schemas = response_schemas
-        self.classes = component_classes(doc)
+        self.names = Names.following(earlier)
+        self.classes = component_classes(doc, self.names)
         self.enums: dict[str, PyEnum] = {}
         self.models: dict[str, PyModel] = {}
         self.pending: list[tuple[str, ir.Object, bool]] = []
-        self.origins: dict[str, str] = {}
-        """The pointer of the schema each class name was made for."""
+        self.keys: dict[str, Hashable] = {python: name for name, python in self.classes.items()}
+        """The key of each class in the namespaces (a component's name, or where an inline
+        schema is: its owner's key and the path to it)."""
 
-    def claim(self, name: str, pointer: str) -> None:
-        """Make the class ``name`` for the schema at ``pointer``; two schemas may not share it."""
-        first = self.origins.setdefault(name, pointer)
-        if first != pointer:
-            raise SpecError(
-                pointer,
-                f"the schema here and the one at {first} both become the Python class {name}",
+    def inline(self, owner: str, owner_key: Hashable, key: str, schema: ir.Schema) -> _Naming:
+        """How to name the class of an inline schema at ``key`` under ``owner``."""
+
+        def claim() -> str:
+            claim_key = (owner_key, key)
+            plain = owner + class_name(key) if key else owner
+            name = self.names.classes.claim(
+                Claim(claim_key, plain, schema.pointer, f"the schema at {schema.pointer}")
             )
+            self.keys.setdefault(name, claim_key)
+            return name
 
-    def enum(self, name: str, schema: ir.Enum) -> str:
+        return claim
+
+    def enum(self, naming: _Naming, schema: ir.Enum) -> str:
         """The class of a string or integer enum (made once, by name)."""
-        self.claim(name, schema.pointer)
+        name = naming if isinstance(naming, str) else naming()
         if name not in self.enums:
-            members: tuple[tuple[str, str | int], ...] = tuple(
-                (member_name(str(v)), v) for v in schema.values if not isinstance(v, bool)
-            )
-            if len({m for m, _ in members}) != len(members):
-                raise UnsupportedConstructError(
-                    schema.pointer, "enum values that map to the same member name"
+            space = self.names.members_of(self.keys.get(name, name))
+            values = [v for v in schema.values if not isinstance(v, bool)]
+            space.assign(
+                Claim(
+                    key=v,
+                    plain=member_name(str(v)),
+                    pointer=join(schema.pointer, "enum"),
+                    what=f"the enum value {v!r}",
+                    exact=member_name(str(v)) == str(v),
                 )
+                for v in values
+            )
+            members: tuple[tuple[str, str | int], ...] = tuple((space.get(v), v) for v in values)
             base: Literal["StrEnum", "IntEnum"] = (
                 "IntEnum" if schema.type == "integer" else "StrEnum"
             )
@@ -497,17 +617,22 @@ class _Builder:
             )
         return name
 
-    def types(self, schema: ir.Schema, owner: str, key: str, strict: bool) -> PyType:
+    def types(
+        self, schema: ir.Schema, owner: str, key: str, strict: bool, owner_key: Hashable = None
+    ) -> PyType:
         """The type of a schema used by a field of a model; request (``strict``) types check the
         schema's constraints too."""
         resolved = self.doc.resolve(schema)
+        owner_key = owner_key if owner_key is not None else self.keys.get(owner, owner)
+        naming: _Naming
         if isinstance(schema, ir.Ref):
-            name = self.classes[schema.name]
+            target = schema  # a component that only refers to another is that one's class
+            while isinstance(self.doc.schemas[target.name], ir.Ref):
+                target = self.doc.schemas[target.name]  # type: ignore[assignment]
+            naming = self.classes[target.name]
         else:
-            name = owner + class_name(key)
-            if name in RESERVED_CLASSES:
-                name += "_"
-        result = self._types(resolved, name, owner, key, strict)
+            naming = self.inline(owner, owner_key, key, schema)
+        result = self._types(resolved, naming, owner, key, strict, owner_key)
         if strict:
             limits = constraints_of(resolved) + constraints_of(schema)
             if limits:
@@ -516,7 +641,15 @@ class _Builder:
             return replace(result, nullable=True)
         return result
 
-    def _types(self, schema: ir.Schema, name: str, owner: str, key: str, strict: bool) -> PyType:
+    def _types(
+        self,
+        schema: ir.Schema,
+        naming: _Naming,
+        owner: str,
+        key: str,
+        strict: bool,
+        owner_key: Hashable,
+    ) -> PyType:
         if isinstance(schema, ir.Primitive):
             if schema.type == "null":
                 return PyType("null")
@@ -526,21 +659,23 @@ class _Builder:
         if isinstance(schema, ir.Enum):
             if schema.type == "boolean":  # two values at most: a boolean with a check
                 return PyType("primitive", "boolean", constraints=(("values", schema.values),))
-            self.enum(name, schema)
+            name = self.enum(naming, schema)
             return PyType("enum", name, strict=strict, integer=schema.type == "integer")
         if isinstance(schema, ir.Object):
             if schema.properties or schema.additional_properties is False:
-                self.claim(name, schema.pointer)
+                name = naming if isinstance(naming, str) else naming()
                 self.pending.append((name, schema, strict))
                 return PyType("model", name)
             return PyType("dict", args=(PyType("any"),))
         if isinstance(schema, ir.Array):
-            return PyType("list", args=(self.types(schema.items, owner, key + "Item", strict),))
+            item = self.types(schema.items, owner, key + "Item", strict, owner_key)
+            return PyType("list", args=(item,))
         if isinstance(schema, ir.Map):
-            return PyType("dict", args=(self.types(schema.values, owner, key + "Value", strict),))
+            value = self.types(schema.values, owner, key + "Value", strict, owner_key)
+            return PyType("dict", args=(value,))
         if isinstance(schema, ir.Union):
             options = tuple(
-                self.types(v, owner, f"{key}Option{i + 1}", strict)
+                self.types(v, owner, f"{key}Option{i + 1}", strict, owner_key)
                 for i, v in enumerate(schema.variants)
             )
             return PyType("union", args=options, discriminator=self.discriminator(schema))
@@ -576,18 +711,30 @@ class _Builder:
 
     def operation(self, op: ir.Operation) -> OperationTypes:
         """The types of an operation's bodies (inline objects become ``<Operation>Body`` and
-        ``<Operation>Response``)."""
+        ``<Operation>Response``) and of its parameters that are not plain values."""
         owner = operation_class(op)
+        owner_key = ("operation", op.key)
         body = op.request_body
         body_type = None
         if body is not None and body.schema is not None and _structured(body.content_type):
-            body_type = self.types(body.schema, owner, "Body", True)
-        success = next((r for r in op.responses if r.status.startswith("2")), None)
+            body_type = self.types(body.schema, owner, "Body", True, owner_key)
+        success = success_response(op)
         response_type = None
         if success is not None and success.schema is not None and success.content_type:
             if is_json(success.content_type):
-                response_type = self.types(success.schema, owner, "Response", False)
-        return OperationTypes(body_type, response_type)
+                response_type = self.types(success.schema, owner, "Response", False, owner_key)
+        parameters: dict[tuple[str, str], PyType] = {
+            (p.location, p.name): self.types(
+                p.schema,
+                owner + class_name(p.name),
+                "",
+                True,
+                ("parameter", op.key, p.location, p.name),
+            )
+            for p in op.parameters
+            if not plain_parameter(self.doc, p)
+        }
+        return OperationTypes(body_type, response_type, parameters)
 
     def model(
         self,
@@ -598,19 +745,23 @@ class _Builder:
     ) -> None:
         if name in self.models:
             return
+        space = self.names.attributes_of(self.keys.get(name, name))
+        space.assign(
+            Claim(
+                key=prop.name,
+                plain=attribute_name(prop.name),
+                pointer=prop.schema.pointer,
+                what=f"the property {prop.name!r} of {name}",
+                exact=attribute_name(prop.name) == prop.name,
+            )
+            for prop in schema.properties
+        )
         fields = []
-        names: set[str] = set()
         for prop in schema.properties:
             kind = self.types(prop.schema, name, prop.name, strict)
-            attribute = attribute_name(prop.name)
-            if attribute in names:
-                raise UnsupportedConstructError(
-                    prop.schema.pointer, f"two properties named `{attribute}` in Python"
-                )
-            names.add(attribute)
             fields.append(
                 PyField(
-                    name=attribute,
+                    name=space.get(prop.name),
                     key=prop.name,
                     type=kind,
                     required=prop.required,
@@ -625,16 +776,150 @@ class _Builder:
             other_revisions=notes.get(name, ()),
         )
 
+    def client_names(self, operations: Mapping[str, OperationTypes]) -> None:
+        """The names of the client's methods (each operation's, then the ``_stream`` twins), of
+        their arguments and of the operations' pages."""
+        methods = self.names.methods
+        methods.assign(
+            Claim(
+                key=op.key,
+                plain=operation_name(op),
+                pointer=op.pointer,
+                what=f"the operation {op.key}",
+                exact=operation_name(op) == op.operation_id,
+            )
+            for op in self.doc.operations
+        )
+        methods.assign(
+            Claim(
+                key=(op.key, "stream"),
+                plain=methods.get(op.key) + "_stream",
+                pointer=op.pointer,
+                what=f"the server-sent events of {op.key}",
+            )
+            for op in self.doc.operations
+            if success_kind(op) == "json" and streams(op)
+        )
+        for op in self.doc.operations:
+            self.arguments(op, operations[op.key])
+        self.names.pages.assign(
+            Claim(
+                key=op.key,
+                plain=page_name(op, methods.get(op.key)),
+                pointer=op.pointer,
+                what=f"the page of {op.key}",
+                exact=True,
+            )
+            for op in self.doc.operations
+        )
+
+    def arguments(self, op: ir.Operation, types: OperationTypes) -> None:
+        """The names of an operation's arguments: its path parameters, its body's fields (or
+        ``body``), its other parameters."""
+        claims = [_parameter_claim(p) for p in op.parameters if p.location == "path"]
+        fields = body_fields(types.body)
+        if fields is not None:
+            for member in self.models[fields].fields:
+                claims.append(
+                    Claim(
+                        key=("field", member.key),
+                        plain=attribute_name(member.key),
+                        pointer=op.request_body.pointer if op.request_body else op.pointer,
+                        what=f"the body field {member.key!r}",
+                        exact=attribute_name(member.key) == member.key,
+                    )
+                )
+        elif op.request_body is not None:
+            claims.append(
+                Claim(("body",), "body", op.request_body.pointer, "the request body", exact=True)
+            )
+        claims += [_parameter_claim(p) for p in op.parameters if p.location != "path"]
+        self.names.arguments_of(op.key).assign(claims)
+
+
+def _parameter_claim(p: ir.Parameter) -> Claim:
+    return Claim(
+        key=(p.location, p.name),
+        plain=attribute_name(p.name),
+        pointer=p.pointer,
+        what=f"the {p.location} parameter {p.name!r}",
+        exact=attribute_name(p.name) == p.name,
+    )
+
+
+def body_fields(body: PyType | None) -> str | None:
+    """The model whose fields a method takes as keyword arguments, where its body is one."""
+    if body is not None and body.kind == "model" and not body.nullable:
+        return body.name
+    return None
+
+
+def plain_parameter(doc: ir.Document, param: ir.Parameter) -> bool:
+    """Whether a parameter is sent as a plain value (or, in a query, as a repeated key): a
+    primitive or an enum, in its location's default style, or an array of those in a query's
+    default ``form`` style. Others (objects, unions, JSON content, other styles) are written
+    by their type and serialized by their style."""
+    default = "form" if param.location in ("query", "cookie") else "simple"
+    if param.content_type is not None or param.style not in (None, default):
+        return False
+    style, explode = param.how
+    resolved = doc.resolve(param.schema)
+    if isinstance(resolved, ir.Array) and param.location == "query" and explode:
+        resolved = doc.resolve(resolved.items)
+    return isinstance(resolved, ir.Enum) or (
+        isinstance(resolved, ir.Primitive) and resolved.type != "null"
+    )
+
+
+EVENT_STREAM = "text/event-stream"
+
+
+def success_response(op: ir.Operation) -> ir.Response | None:
+    """The first 2xx response of an operation."""
+    return next((r for r in op.responses if r.status.startswith("2")), None)
+
+
+def streams(op: ir.Operation) -> bool:
+    """Whether the success response can be a stream of server-sent events."""
+    success = success_response(op)
+    return success is not None and any(
+        media_essence(t) == EVENT_STREAM for t in success.content_types
+    )
+
+
+def success_kind(op: ir.Operation) -> Literal["json", "bytes", "text", "events", "none"]:
+    """What a method returns: a JSON value, bytes, text, server-sent events or nothing."""
+    success = success_response(op)
+    if success is None or not success.content_types:
+        return "none"
+    if success.content_type and is_json(success.content_type) and success.schema is not None:
+        return "json"
+    first = media_essence(success.content_types[0])
+    if first == EVENT_STREAM:
+        return "events"
+    return "text" if first.startswith("text/") else "bytes"
+
 
 def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
-    """The models of ``revisions[position]``, knowing the fields of the revisions before it."""
-    doc = revisions[position].document
+    """The models of ``revisions[position]``, knowing the fields of the revisions before it,
+    and every name of its package, named as the revisions before it named them."""
     history = field_history(revisions)
     notes = {
         name: other_revision_notes(revisions, position, present)
         for name, present in history.items()
     }
-    builder = _Builder(doc, _response_schemas(doc))
+    names: Names | None = None
+    for earlier in revisions[:position]:
+        names = _build(earlier.document, names, notes).names
+    return _build(revisions[position].document, names, notes)
+
+
+def _build(
+    doc: ir.Document,
+    earlier: Names | None,
+    notes: Mapping[str, tuple[tuple[str, str], ...]],
+) -> PyModule:
+    builder = _Builder(doc, _response_schemas(doc), earlier)
     aliases = []
     for schema_name, schema in doc.schemas.items():
         name = builder.classes[schema_name]
@@ -644,10 +929,8 @@ def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
         elif isinstance(schema, ir.Object) and (
             schema.properties or schema.additional_properties is False
         ):
-            builder.claim(name, schema.pointer)
             builder.pending.append((name, schema, strict))
         else:
-            builder.claim(name, schema.pointer)
             kind = builder.types(ir.Ref(pointer=schema.pointer, name=schema_name), name, "", strict)
             if kind.kind == "model" and kind.name == name:
                 continue
@@ -657,12 +940,14 @@ def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
     while builder.pending:
         name, schema, strict = builder.pending.pop(0)
         builder.model(name, schema, strict, notes)
+    builder.client_names(operations)
     return PyModule(
         enums=tuple(builder.enums.values()),
         models=tuple(builder.models.values()),
         classes=builder.classes,
         operations=operations,
         aliases=tuple(aliases),
+        names=builder.names,
     )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +22,15 @@ import jinja2
 
 from . import changelog, compat, ir, runtime
 from .docpage import operation_page
-from .errors import GeneratorError, SpecError
+from .errors import GeneratorError, SpecError, UnsupportedConstructError
 from .examples import sample
 from together_rl_runtime.settings import SESSION_DEFAULTS, Sets
 
 from .fieldroles import FieldRoles, load_field_roles
 from .formatting import FormatCache, format_long_lines, format_sources
 from .pyclient import PyClient, build_client
-from .pymodel import PyModule, build_module, class_name
+from .pymodel import PyModule, build_module
+from .pointer import locate
 from .pyparts import split_models
 from .reference import ReferenceView, reference_view
 from .releases import (
@@ -71,7 +72,7 @@ class Example:
     wait_args: str
 
 
-def _example(doc: ir.Document, client: PyClient) -> Example:
+def _example(doc: ir.Document, module: PyModule, client: PyClient) -> Example:
     """README usage: submit and wait for the first operation that has a waiter; build its request
     body and read its success response as models."""
     operation = next(op for op in doc.operations if op.request_body and op.request_body.schema)
@@ -79,7 +80,7 @@ def _example(doc: ir.Document, client: PyClient) -> Example:
     body_schema = operation.request_body.schema
     response = next(r for r in operation.responses if r.status.startswith("2") and r.schema)
     assert response.schema is not None
-    body, reply = _model_name(body_schema), _model_name(response.schema)
+    body, reply = _model_name(body_schema, module), _model_name(response.schema, module)
     body_json = sample(doc, body_schema, optional_object=True)
     reply_json = sample(doc, response.schema)
     waiter = client.waiters[0] if client.waiters else None
@@ -122,12 +123,12 @@ def _reference(
     return reference_view(doc, roles, module, waiter)
 
 
-def _model_name(schema: ir.Schema) -> str:
+def _model_name(schema: ir.Schema, module: PyModule) -> str:
     if not isinstance(schema, ir.Ref):
         raise RenderError(
             "the README example needs request and response bodies that are named schemas"
         )
-    return class_name(schema.name)
+    return module.classes[schema.name]
 
 
 @dataclass(frozen=True)
@@ -229,6 +230,9 @@ def render_package(
         for field in reference.rules.unassigned
     ] + _unclassified_statuses(revision, client, statuses)
     warnings += [f"{revision.file}#{reason}" for reason in reference.rules.ignored_defaults]
+    assert module.names is not None
+    source = str(revision.file)
+    warnings += [f"renamed {locate(source, r.pointer)}: {r.message}" for r in module.names.renames]
     context: dict[str, Any] = {
         "package": REVISION_PACKAGE,
         "revision": revision,
@@ -238,7 +242,7 @@ def render_package(
         "servers": servers,
         "pair_details": compat.details,
         "not_applied": {p.server.id: compat.not_applied(p) for p in servers},
-        "example": _example(doc, client),
+        "example": _example(doc, module, client),
         "omitted": doc.omitted,
     }
     files = _package_files(templates, doc, revision, module, client, context, history, warnings)
@@ -290,10 +294,12 @@ def render_document(
 ) -> PackageFiles:
     """The files of the package of one OpenAPI document, whatever its API: the models, the
     client and the docs pages (no changelog, compatibility or local reference)."""
+    revision, module, client = _views(revision)
     doc = revision.document
-    with _located(revision):
-        module = build_module([revision], 0)
-        client = build_client(doc, module)
+    if not doc.operations:
+        left = "".join(f"\n  left out {o.anchor}: {o.reason}" for o in doc.omitted)
+        what = f"every operation was left out:{left}" if left else "the document has no operations"
+        raise SpecError("/paths", f"no package to write: {what}", source=str(revision.file))
     context: dict[str, Any] = {
         "package": package,
         "revision": revision,
@@ -305,8 +311,56 @@ def render_document(
         "example": None,
         "omitted": doc.omitted,
     }
-    warnings = [f"{revision.file}#{omission}" for omission in doc.omitted]
+    source = str(revision.file)
+    assert module.names is not None
+    warnings = [f"left out {locate(source, o.pointer)}: {o.reason}" for o in doc.omitted]
+    warnings += [f"read {locate(source, d.pointer)}: {d.message}" for d in doc.diagnostics]
+    warnings += [f"renamed {locate(source, r.pointer)}: {r.message}" for r in module.names.renames]
     return _package_files(templates, doc, revision, module, client, context, [], warnings)
+
+
+def _views(revision: Revision) -> tuple[Revision, PyModule, PyClient]:
+    """The models and the client of one document; an operation that the views cannot render
+    (a construct the parser reads but the generator cannot represent in Python) is left out
+    and listed, as the parser leaves out what it cannot read."""
+    doc = revision.document
+    while True:
+        try:
+            with _located(revision):
+                module = build_module([revision], 0)
+                return revision, module, build_client(doc, module)
+        except UnsupportedConstructError as exc:
+            culprits = [op for op in doc.operations if exc.pointer in _places(op)]
+            if not culprits:
+                raise
+            left = [
+                ir.Omission(pointer=op.pointer, reason=f"{exc.pointer}: {exc.message}")
+                for op in culprits
+            ]
+            doc = replace(
+                doc,
+                operations=tuple(op for op in doc.operations if op not in culprits),
+                omitted=doc.omitted + tuple(left),
+            )
+            revision = Revision.of_document(doc, revision.file)
+
+
+def _places(op: ir.Operation) -> frozenset[str]:
+    """The pointers of an operation and of everything it holds (bodies, parameters and
+    responses may be components of their own), and every pointer under those."""
+    roots = [op.pointer, *(p.pointer for p in op.parameters), *(r.pointer for r in op.responses)]
+    if op.request_body is not None:
+        roots.append(op.request_body.pointer)
+    return _Under(roots)
+
+
+class _Under(frozenset[str]):
+    """Pointers, where ``in`` also holds for any pointer under one of them."""
+
+    def __contains__(self, pointer: object) -> bool:
+        return isinstance(pointer, str) and any(
+            pointer == root or pointer.startswith(root + "/") for root in self
+        )
 
 
 @contextlib.contextmanager
@@ -332,7 +386,9 @@ def _package_files(
     warnings: list[str],
 ) -> PackageFiles:
     package: PackageInfo = context["package"]
-    pages = [operation_page(doc, op) for op in doc.operations]
+    names = module.names
+    assert names is not None
+    pages = [operation_page(doc, op, names.pages.get(op.key)) for op in doc.operations]
     parts = split_models(module)
     context = {
         **context,
@@ -347,6 +403,8 @@ def _package_files(
         ),
     }
     rendered = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
+    for name in doc.files:  # the files its $refs read, where they are beside it
+        rendered[name] = ("", (revision.file.parent / name).read_text(encoding="utf-8"))
     for template_name in templates.rendered:
         output = _output(template_name.removesuffix(TEMPLATE_SUFFIX), package)
         if not _wanted(output, package, context):
@@ -512,7 +570,8 @@ def _finish(
             ok, text = formatted[text]
             if not ok:
                 raise RenderError(f"{template_name} rendered invalid Python for {path}: {text}")
-        result[path] = text.encode()
+        # a lone surrogate (a JSON escape of half a character) cannot be UTF-8: escaped
+        result[path] = text.encode("utf-8", "backslashreplace")
     for folder, files in packages.items():
         for path, content in files.static.items():
             result[f"{folder}/{path}"] = content

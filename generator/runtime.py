@@ -75,6 +75,23 @@ def _minor(text: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
+CLIENT_HELPERS = frozenset(
+    {
+        "wire",
+        "form",
+        "status_error",
+        "parameter",
+        "path_parameter",
+        "idempotency_key_of",
+        "query",
+        "styled",
+        "styled_path",
+    }
+)
+"""The runtime's functions that a generated client's methods call: the client module imports
+them under a leading underscore (``wire as _wire``), so that no argument shadows them."""
+
+
 def interface() -> tuple[str, ...]:
     """The names generated code may import from the runtime (its ``__all__``)."""
     return tuple(runtime().__all__)

@@ -630,3 +630,80 @@ def test_the_command_lists_descriptions_with_a_flag(capsys):
     assert "description" not in capsys.readouterr().out
     assert main(["diff", "ebd4756a41e4", "f26a23fab8e0", "--descriptions"]) == 0
     assert "operation-description-changed" in capsys.readouterr().out
+
+
+# -- any two valid documents: what the generator cannot render never limits the diff --------------
+
+
+def complete_changes(old, new):
+    from generator.parser import parse_document
+
+    return [
+        (c.level.value, c.check, c.path, c.message)
+        for c in diff_documents(
+            parse_document(old, source="old.yaml", mode="complete"),
+            parse_document(new, source="new.yaml", mode="complete"),
+        )
+    ]
+
+
+def test_one_of_beside_properties_is_compared_by_its_properties():
+    def issue(**extra):
+        return {
+            "type": "object",
+            "properties": {"title": STR, "body": STR, **extra},
+            "oneOf": [{"required": ["title"]}, {"required": ["body"]}],
+        }
+
+    assert complete_changes(document(response=issue()), document(response=issue())) == []
+    assert complete_changes(document(response=issue()), document(response=issue(state=STR))) == [
+        (
+            "info",
+            "response-optional-property-added",
+            "state",
+            "added the optional response property `state` for the response status `200`",
+        )
+    ]
+
+
+def test_a_schema_the_generator_cannot_represent_is_compared_as_written():
+    old = document(obj(a={"not": {"type": "string"}}, b=NUM))
+    same = document(obj(a={"not": {"type": "string"}}, b=NUM))
+    new = document(obj(a={"not": {"type": "integer"}}))
+    assert complete_changes(old, same) == []
+    assert complete_changes(old, new) == [
+        ("warning", "request-property-removed", "b", "removed the request property `b`"),
+        (
+            "warning",
+            "request-property-schema-changed",
+            "a",
+            "the `a` request property schema changed (compared as written: it uses the schema "
+            "keyword 'not')",
+        ),
+    ]
+
+
+def test_the_diff_command_reads_documents_the_generator_cannot_render(tmp_path, capsys):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(document(obj(a={"if": {"type": "string"}, "then": NUM}))))
+    new.write_text(json.dumps(document(obj(a={"if": {"type": "string"}, "then": STR}, c=NUM))))
+    assert main(["diff", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert "request-property-schema-changed" in out and "new-optional-request-property" in out
+
+
+def test_refs_into_other_files_are_compared_as_the_schemas_they_name(tmp_path, capsys):
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "shared.json").write_text(json.dumps({"Amount": obj(value=STR)}))
+    old = document(obj(price={"$ref": "shared.json#/Amount"}))
+    (tmp_path / "old" / "api.json").write_text(json.dumps(old))
+    new = document(
+        obj(price={"$ref": "#/components/schemas/Amount"}),
+        schemas={"Amount": obj(value=STR, unit=STR)},
+    )
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    assert main(["diff", str(tmp_path / "old" / "api.json"), str(tmp_path / "new.json")]) == 0
+    assert capsys.readouterr().out == (
+        "info    new-optional-request-property  POST /things/{thing_id}  "
+        "added the new optional request property `price/unit`\n"
+    )

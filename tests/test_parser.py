@@ -7,6 +7,7 @@ from specdocs import document, obj, parse
 
 from generator import ir
 from generator.errors import SpecError, UnsupportedConstructError
+from generator.parser import parse_document
 
 OPTIM_STEP = "POST /rl/training-sessions/{session_id}/operations/optim-step"
 
@@ -89,14 +90,17 @@ def test_missing_ref_target_names_its_pointer():
             {"type": "object", "patternProperties": {"^x": {}}},
             "the schema keyword 'patternProperties'",
         ),
-        ({"$ref": "other.yaml#/X"}, "the external $ref 'other.yaml#/X'"),
+        (
+            {"$ref": "https://example.com/other.yaml#/X"},
+            "the $ref 'https://example.com/other.yaml#/X' to another server",
+        ),
         (
             {"enum": [1, "a"]},
             "an enum of values that are not all strings, all integers or all booleans",
         ),
         (
             {"allOf": [{"type": "string"}, {"type": "integer"}]},
-            "allOf of a schema that is not an object",
+            "allOf of schemas of different types (number and string)",
         ),
     ],
 )
@@ -215,12 +219,198 @@ def test_the_whole_corpus_loads(corpus):
     )
 
 
-def test_a_ref_with_sibling_keywords_that_would_be_lost_is_unsupported():
+def test_keywords_beside_a_ref_that_shape_values_make_it_an_all_of():
     raw = document(
-        obj(a={"$ref": "#/components/schemas/X", "properties": {"b": {"type": "string"}}}),
-        schemas={"X": obj()},
+        obj(
+            a={"$ref": "#/components/schemas/X", "properties": {"b": {"type": "string"}}},
+            limited={"$ref": "#/components/schemas/Text", "maxLength": 3},
+            closed={"$ref": "#/components/schemas/X", "additionalProperties": False},
+        ),
+        schemas={"X": obj(["x"], x={"type": "integer"}), "Text": {"type": "string"}},
     )
-    with pytest.raises(
-        UnsupportedConstructError, match=r"\$ref with the sibling keywords \['properties'\]"
-    ):
-        parse(raw)
+    props = {p.name: p.schema for p in parse(raw).operations[0].request_body.schema.properties}
+    assert [(p.name, p.required) for p in props["a"].properties] == [("x", True), ("b", False)]
+    assert props["limited"].name == "Text" and props["limited"].constraints == (("maxLength", 3),)
+    assert props["closed"].name == "X"  # request models refuse unknown properties anyway
+
+
+def _body(raw):
+    doc = parse(raw)
+    return doc, doc.resolve(doc.operations[0].request_body.schema)
+
+
+def test_all_of_with_parts_that_are_not_objects():
+    schemas = {
+        "Base": obj(["name"], name={"type": "string"}),
+        "Cat": obj(["ears"], ears={"type": "integer"}),
+        "Bird": obj(["wings"], wings={"type": "integer"}),
+        "Id": {"type": "string", "format": "uuid"},
+    }
+    raw = document(
+        obj(
+            pet={
+                "allOf": [{"$ref": "#/components/schemas/Base"}, {"required": ["tag"]}],
+                "oneOf": [
+                    {"$ref": "#/components/schemas/Cat"},
+                    {"$ref": "#/components/schemas/Bird"},
+                ],
+                "additionalProperties": {"type": "string"},
+            },
+            id={"allOf": [{"$ref": "#/components/schemas/Id"}, {"maxLength": 36}]},
+            level={"allOf": [{"type": "integer", "minimum": 1}, {"enum": [1, 2]}]},
+        ),
+        schemas=schemas,
+    )
+    doc, body = _body(raw)
+    props = {p.name: p.schema for p in body.properties}
+    pet = props["pet"]
+    assert isinstance(pet, ir.Object) and pet.additional_properties.type == "string"
+    assert [(p.name, p.required) for p in pet.properties] == [
+        ("name", True), ("ears", False), ("wings", False), ("tag", True)
+    ]  # fmt: skip
+    assert props["id"] == ir.Primitive(
+        type="string", format="uuid", pointer=props["id"].pointer, constraints=(("maxLength", 36),)
+    )
+    assert isinstance(props["level"], ir.Enum) and props["level"].values == (1, 2)
+    assert props["level"].constraints == (("minimum", 1),)
+    assert any("which variant a value is, is not checked" in d.message for d in doc.diagnostics)
+
+
+def test_one_of_beside_properties_is_an_object_of_every_variant_s_properties():
+    raw = document(
+        {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "id": {"type": "integer"}},
+            "oneOf": [{"required": ["name"]}, {"required": ["id", "name"]}],
+        }
+    )
+    _, body = _body(raw)
+    assert [(p.name, p.required) for p in body.properties] == [("name", True), ("id", False)]
+
+
+def test_duplicate_enum_values_and_contradicting_defaults_are_dropped_and_reported():
+    raw = document(
+        obj(
+            kind={"type": "string", "enum": ["a", "b", "a"], "default": "c"},
+            latest={"type": "string", "enum": ["true", "false", "legacy"], "default": True},
+            size={"type": "object", "default": 3},
+            count={"type": "integer", "default": "many"},
+        )
+    )
+    doc, body = _body(raw)
+    props = {p.name: p.schema for p in body.properties}
+    assert props["kind"].values == ("a", "b") and not props["kind"].has_default
+    assert not any(props[name].has_default for name in ("latest", "size", "count"))
+    base = (
+        "/paths/~1things~1{thing_id}/post/requestBody/content/application~1json/schema/properties"
+    )
+    assert [str(d) for d in doc.diagnostics] == [
+        f"{base}/kind/enum: the enum values 'a' are listed more than once; read once",
+        f"{base}/kind/default: default 'c' is not one of the enum values; ignored",
+        f"{base}/latest/default: True is not a valid string; ignored",
+        f"{base}/size/default: 3 is not a valid object; ignored",
+        f"{base}/count/default: 'many' is not a valid integer; ignored",
+    ]
+
+
+def test_a_path_item_ref_and_parameters_with_styles_or_content():
+    raw = document()
+    raw["paths"]["/pets"] = {"$ref": "#/components/pathItems/Pets"}
+    raw["components"]["pathItems"] = {
+        "Pets": {
+            "get": {
+                "operationId": "listPets",
+                "parameters": [
+                    {
+                        "name": "filter",
+                        "in": "query",
+                        "style": "deepObject",
+                        "schema": obj(color={"type": "string"}),
+                    },
+                    {
+                        "name": "where",
+                        "in": "query",
+                        "content": {"application/json": {"schema": obj(a={"type": "integer"})}},
+                    },
+                    {
+                        "name": "ids",
+                        "in": "query",
+                        "explode": False,
+                        "schema": {"type": "array", "items": {"type": "integer"}},
+                    },
+                ],
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    }
+    doc = parse(raw)
+    op = doc.operation("listPets")
+    assert op.pointer == "/components/pathItems/Pets/get" and op.path == "/pets"
+    filter_, where, ids = op.parameters
+    assert filter_.how == ("deepObject", False) and isinstance(filter_.schema, ir.Object)
+    assert where.content_type == "application/json" and where.schema.property("a")
+    assert ids.how == ("form", False)
+
+
+def test_refs_to_other_files_resolve_against_the_file_that_holds_them(tmp_path):
+    import json
+
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "types.json").write_text(
+        json.dumps(
+            {
+                "Amount": obj(["value"], value={"type": "string"}, unit={"$ref": "#/Unit"}),
+                "Unit": {"type": "string", "enum": ["EUR", "USD"]},
+            }
+        )
+    )
+    raw = document(
+        obj(price={"$ref": "shared/types.json#/Amount"}),
+        schemas={"Amount": obj(local={"type": "string"})},
+    )
+    root = tmp_path / "api.json"
+    root.write_text(json.dumps(raw))
+    from generator.parser import parse_file
+
+    doc = parse_file(root)
+    price = doc.operations[0].request_body.schema.property("price").schema
+    assert price.name == "shared/types.json#/Amount"  # `Amount` is the root's own component
+    amount = doc.schemas[price.name]
+    assert amount.pointer == "shared/types.json#/Amount"
+    assert doc.resolve(amount.property("unit").schema).values == ("EUR", "USD")
+    assert "Unit" in doc.schemas
+
+
+@pytest.mark.parametrize(
+    ("ref", "words"),
+    [
+        ("../outside.json#/X", "leads outside the folder of the document"),
+        ("missing.json#/X", "cannot read the file"),
+        ("loop.json#/A", "only refers to itself"),
+    ],
+)
+def test_refs_to_other_files_stay_in_the_folder_and_are_located(tmp_path, ref, words):
+    import json
+
+    from generator.parser import parse_file
+
+    (tmp_path / "outside.json").write_text(json.dumps({"X": {"type": "string"}}))
+    folder = tmp_path / "api"
+    folder.mkdir()
+    (folder / "loop.json").write_text(json.dumps({"A": {"$ref": "#/B"}, "B": {"$ref": "#/A"}}))
+    (folder / "api.json").write_text(json.dumps(document(obj(a={"$ref": ref}))))
+    with pytest.raises(SpecError) as caught:
+        parse_file(folder / "api.json")
+    assert words in str(caught.value)
+    assert str(caught.value).startswith(str(folder)), str(caught.value)
+
+
+def test_the_complete_mode_keeps_what_the_generator_cannot_represent():
+    raw = document(obj(a={"not": {"type": "string"}}))
+    doc = parse_document(raw, source="t.yaml", mode="complete")
+    opaque = doc.operations[0].request_body.schema.property("a").schema
+    assert isinstance(opaque, ir.Opaque) and opaque.at.endswith("/properties/a/not")
+    lenient = parse_document(raw, source="t.yaml", lenient=True)
+    assert lenient.operations == () and lenient.omitted[0].reason.endswith(
+        "the schema keyword 'not' is not supported by the generator yet"
+    )

@@ -65,8 +65,11 @@ __all__ = [
     "idempotency_key_of",
     "parameter",
     "path_parameter",
+    "query",
     "rejecting_removed_fields",
     "status_error",
+    "styled",
+    "styled_path",
     "wire",
 ]
 
@@ -183,6 +186,74 @@ def path_parameter(value: object, name: str, write: Callable[[Any, str], object]
     if not text:
         raise ValidationError(name, "must not be empty", value)
     return quote(text, safe="")
+
+
+def query(
+    value: object, name: str, write: Callable[[Any, str], object], style: str, explode: bool
+) -> dict[str, str | list[str]]:
+    """A query parameter of an array, an object or JSON content, checked against its schema, as
+    the pairs of the query its style makes (``None`` leaves it out): ``json`` as JSON text;
+    ``form`` an array as a repeated key (``ids=1&ids=2``) or, without explode, joined with
+    commas, an object as its own keys (``R=1&G=2``) or ``color=R,1,G,2``; ``deepObject`` as
+    ``color[R]=1``; ``spaceDelimited`` and ``pipeDelimited`` an array joined with a space or
+    ``|``. Values inside an array or object travel as JSON text where they are not scalars."""
+    if value is None:
+        return {}
+    checked = write(value, name)
+    if style == "json":
+        return {name: json.dumps(checked, separators=(",", ":"))}
+    if isinstance(checked, dict):
+        pairs = {key: _text(item) for key, item in checked.items()}
+        if style == "deepObject":
+            return {f"{name}[{key}]": item for key, item in pairs.items()}
+        if explode:
+            return dict(pairs)
+        return {name: ",".join(part for pair in pairs.items() for part in pair)}
+    if isinstance(checked, list):
+        texts = [_text(item) for item in checked]
+        if style == "form" and explode:
+            return {name: texts}
+        separator = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(style, ",")
+        return {name: separator.join(texts)}
+    return {name: _text(checked)}
+
+
+def styled(
+    value: object, name: str, write: Callable[[Any, str], object], style: str, explode: bool
+) -> str | None:
+    """A path, header or cookie parameter of an array, an object or JSON content, checked
+    against its schema, as its style writes it (``None`` leaves it out): ``json`` as JSON text;
+    ``simple`` an array joined with commas, an object as ``R,1,G,2`` (``R=1,G=2`` with
+    explode); ``label`` and ``matrix`` (in a path) the same after ``.`` or ``;name=``."""
+    if value is None:
+        return None
+    checked = write(value, name)
+    if style == "json":
+        text = json.dumps(checked, separators=(",", ":"))
+    elif isinstance(checked, dict):
+        pairs = [(key, _text(item)) for key, item in checked.items()]
+        joined = [f"{key}={item}" for key, item in pairs] if explode else None
+        text = ",".join(joined if joined is not None else [p for pair in pairs for p in pair])
+    elif isinstance(checked, list):
+        text = ",".join(_text(item) for item in checked)
+    else:
+        text = _text(checked)
+    if style == "label":
+        text = "." + text
+    elif style == "matrix":
+        text = f";{name}={text}"
+    return text
+
+
+def styled_path(
+    value: object, name: str, write: Callable[[Any, str], object], style: str, explode: bool
+) -> str:
+    """A styled path parameter (see :func:`styled`), escaped for its path segment; an empty
+    value is refused before anything is sent."""
+    text = styled(value, name, write, style, explode)
+    if not text:
+        raise ValidationError(name, "must not be empty", value)
+    return quote(text, safe=",;=.")
 
 
 def idempotency_key_of(given: object, name: str, write: Callable[[Any, str], object]) -> str:

@@ -21,9 +21,9 @@ from together_rl_runtime import (
     SyncAPIClient,
     Unset,
     check_string,
-    path_parameter,
+    path_parameter as _path_parameter,
     rejecting_removed_fields,
-    wire,
+    wire as _wire,
 )
 
 from ._revision import NOT_APPLIED_BY, SPEC_REVISION
@@ -83,8 +83,8 @@ class Client(SyncAPIClient):
     @rejecting_removed_fields(
         {
             "learning_rate": (
-                "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision"
-                " 0c4fdad77435)"
+                "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements "
+                "revision 0c4fdad77435)"
             ),
         }
     )
@@ -116,7 +116,7 @@ class Client(SyncAPIClient):
         Returns the RLOptimStepOperation.
         """
         _payload = RLOptimStepBody.from_dict(
-            wire(
+            _wire(
                 {
                     "adamw_params": adamw_params,
                     "muon_params": muon_params,
@@ -128,7 +128,7 @@ class Client(SyncAPIClient):
         self._warn_not_applied(_payload)
         _request = self._build_request(
             "POST",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
             json=_payload,
         )
         return self._parse(
@@ -152,7 +152,7 @@ class Client(SyncAPIClient):
         """
         _request = self._build_request(
             "GET",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
         return self._parse(
             self._send(_request, resendable=True), RLOptimStepOperation.from_dict, ErrorData
@@ -185,7 +185,7 @@ class Client(SyncAPIClient):
             _OPTIM_STEP_STATUSES,
             lambda operation_id: self._build_request(
                 "GET",
-                f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+                f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
             ),
             ErrorData,
             timeout=timeout,
@@ -205,8 +205,8 @@ class AsyncClient(AsyncAPIClient):
     @rejecting_removed_fields(
         {
             "learning_rate": (
-                "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision"
-                " 0c4fdad77435)"
+                "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements "
+                "revision 0c4fdad77435)"
             ),
         }
     )
@@ -238,7 +238,7 @@ class AsyncClient(AsyncAPIClient):
         Returns the RLOptimStepOperation.
         """
         _payload = RLOptimStepBody.from_dict(
-            wire(
+            _wire(
                 {
                     "adamw_params": adamw_params,
                     "muon_params": muon_params,
@@ -250,7 +250,7 @@ class AsyncClient(AsyncAPIClient):
         self._warn_not_applied(_payload)
         _request = self._build_request(
             "POST",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
             json=_payload,
         )
         return self._parse(
@@ -274,7 +274,7 @@ class AsyncClient(AsyncAPIClient):
         """
         _request = self._build_request(
             "GET",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
         return self._parse(
             await self._send(_request, resendable=True), RLOptimStepOperation.from_dict, ErrorData
@@ -307,7 +307,7 @@ class AsyncClient(AsyncAPIClient):
             _OPTIM_STEP_STATUSES,
             lambda operation_id: self._build_request(
                 "GET",
-                f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+                f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
             ),
             ErrorData,
             timeout=timeout,

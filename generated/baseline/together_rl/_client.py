@@ -21,8 +21,8 @@ from together_rl_runtime import (
     SyncAPIClient,
     Unset,
     check_string,
-    path_parameter,
-    wire,
+    path_parameter as _path_parameter,
+    wire as _wire,
 )
 
 from ._revision import NOT_APPLIED_BY, SPEC_REVISION
@@ -108,7 +108,7 @@ class Client(SyncAPIClient):
         Returns the RLOptimStepOperation.
         """
         _payload = RLOptimStepBody.from_dict(
-            wire(
+            _wire(
                 {
                     "learning_rate": learning_rate,
                     "adamw_params": adamw_params,
@@ -121,7 +121,7 @@ class Client(SyncAPIClient):
         self._warn_not_applied(_payload)
         _request = self._build_request(
             "POST",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
             json=_payload,
         )
         return self._parse(
@@ -145,7 +145,7 @@ class Client(SyncAPIClient):
         """
         _request = self._build_request(
             "GET",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
         return self._parse(
             self._send(_request, resendable=True), RLOptimStepOperation.from_dict, ErrorData
@@ -178,7 +178,7 @@ class Client(SyncAPIClient):
             _OPTIM_STEP_STATUSES,
             lambda operation_id: self._build_request(
                 "GET",
-                f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+                f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
             ),
             ErrorData,
             timeout=timeout,
@@ -224,7 +224,7 @@ class AsyncClient(AsyncAPIClient):
         Returns the RLOptimStepOperation.
         """
         _payload = RLOptimStepBody.from_dict(
-            wire(
+            _wire(
                 {
                     "learning_rate": learning_rate,
                     "adamw_params": adamw_params,
@@ -237,7 +237,7 @@ class AsyncClient(AsyncAPIClient):
         self._warn_not_applied(_payload)
         _request = self._build_request(
             "POST",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
             json=_payload,
         )
         return self._parse(
@@ -261,7 +261,7 @@ class AsyncClient(AsyncAPIClient):
         """
         _request = self._build_request(
             "GET",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
         return self._parse(
             await self._send(_request, resendable=True), RLOptimStepOperation.from_dict, ErrorData
@@ -294,7 +294,7 @@ class AsyncClient(AsyncAPIClient):
             _OPTIM_STEP_STATUSES,
             lambda operation_id: self._build_request(
                 "GET",
-                f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+                f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
             ),
             ErrorData,
             timeout=timeout,

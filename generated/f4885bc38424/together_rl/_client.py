@@ -21,9 +21,9 @@ from together_rl_runtime import (
     SyncAPIClient,
     Unset,
     check_string,
-    path_parameter,
+    path_parameter as _path_parameter,
     rejecting_removed_fields,
-    wire,
+    wire as _wire,
 )
 
 from ._revision import NOT_APPLIED_BY, SPEC_REVISION
@@ -82,20 +82,20 @@ class Client(SyncAPIClient):
     @rejecting_removed_fields(
         {
             "adamw_params": (
-                "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision"
-                " f4885bc38424)"
+                "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements "
+                "revision f4885bc38424)"
             ),
             "learning_rate": (
-                "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision"
-                " f4885bc38424)"
+                "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements "
+                "revision f4885bc38424)"
             ),
             "max_grad_norm": (
-                "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision"
-                " f4885bc38424)"
+                "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements "
+                "revision f4885bc38424)"
             ),
             "weight_sync_type": (
-                "was removed in revision f26a23fab8e0, 2026-08-08 (this package implements revision"
-                " f4885bc38424)"
+                "was removed in revision f26a23fab8e0, 2026-08-08 (this package implements "
+                "revision f4885bc38424)"
             ),
         }
     )
@@ -121,7 +121,7 @@ class Client(SyncAPIClient):
         Returns the RLOptimStepOperation.
         """
         _payload = RLOptimStepBody.from_dict(
-            wire(
+            _wire(
                 {
                     "adam_params": adam_params,
                     "muon_params": muon_params,
@@ -131,7 +131,7 @@ class Client(SyncAPIClient):
         self._warn_not_applied(_payload)
         _request = self._build_request(
             "POST",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
             json=_payload,
         )
         return self._parse(
@@ -155,7 +155,7 @@ class Client(SyncAPIClient):
         """
         _request = self._build_request(
             "GET",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
         return self._parse(
             self._send(_request, resendable=True), RLOptimStepOperation.from_dict, ErrorData
@@ -188,7 +188,7 @@ class Client(SyncAPIClient):
             _OPTIM_STEP_STATUSES,
             lambda operation_id: self._build_request(
                 "GET",
-                f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+                f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
             ),
             ErrorData,
             timeout=timeout,
@@ -208,20 +208,20 @@ class AsyncClient(AsyncAPIClient):
     @rejecting_removed_fields(
         {
             "adamw_params": (
-                "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision"
-                " f4885bc38424)"
+                "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements "
+                "revision f4885bc38424)"
             ),
             "learning_rate": (
-                "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements revision"
-                " f4885bc38424)"
+                "was removed in revision 0c4fdad77435, 2026-07-26 (this package implements "
+                "revision f4885bc38424)"
             ),
             "max_grad_norm": (
-                "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements revision"
-                " f4885bc38424)"
+                "was removed in revision 9ccc57e5e4b9, 2026-07-31 (this package implements "
+                "revision f4885bc38424)"
             ),
             "weight_sync_type": (
-                "was removed in revision f26a23fab8e0, 2026-08-08 (this package implements revision"
-                " f4885bc38424)"
+                "was removed in revision f26a23fab8e0, 2026-08-08 (this package implements "
+                "revision f4885bc38424)"
             ),
         }
     )
@@ -247,7 +247,7 @@ class AsyncClient(AsyncAPIClient):
         Returns the RLOptimStepOperation.
         """
         _payload = RLOptimStepBody.from_dict(
-            wire(
+            _wire(
                 {
                     "adam_params": adam_params,
                     "muon_params": muon_params,
@@ -257,7 +257,7 @@ class AsyncClient(AsyncAPIClient):
         self._warn_not_applied(_payload)
         _request = self._build_request(
             "POST",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step",
             json=_payload,
         )
         return self._parse(
@@ -281,7 +281,7 @@ class AsyncClient(AsyncAPIClient):
         """
         _request = self._build_request(
             "GET",
-            f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+            f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
         )
         return self._parse(
             await self._send(_request, resendable=True), RLOptimStepOperation.from_dict, ErrorData
@@ -314,7 +314,7 @@ class AsyncClient(AsyncAPIClient):
             _OPTIM_STEP_STATUSES,
             lambda operation_id: self._build_request(
                 "GET",
-                f"/rl/training-sessions/{path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{path_parameter(operation_id, 'operation_id', check_string)}",
+                f"/rl/training-sessions/{_path_parameter(session_id, 'session_id', check_string)}/operations/optim-step/{_path_parameter(operation_id, 'operation_id', check_string)}",
             ),
             ErrorData,
             timeout=timeout,
