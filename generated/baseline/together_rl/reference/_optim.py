@@ -18,10 +18,17 @@ Every function here reproduces a PyTorch optimizer so that results can be checke
   after :func:`clip_gradients`, which is bit-identical to ``clip_grad_norm_`` +
   ``AdamW(foreach=True)``.
 * :func:`muon_step` / :func:`zeropower_via_newton_schulz` follow ``torch.optim.Muon`` with
-  ``nesterov=True`` (``torch/optim/_muon.py``), but orthogonalise several matrices of one shape in
-  a single batched Newton-Schulz call instead of one call per matrix (in batches no larger than
-  the largest matrix, so that its temporaries stay within torch's), and form the Nesterov update
-  in the gradient's own storage.
+  ``nesterov=True`` (``torch/optim/_muon.py``) bit for bit: each matrix is orthogonalised by the
+  same bfloat16 operations as torch's ``_zeropower_via_newtonschulz`` (the same matrix products
+  on operands of the same shapes and layouts), one matrix at a time. A batched product
+  (``torch.bmm`` over a stack of matrices) would not round as torch does: PyTorch picks a matmul
+  kernel, and with it the order in which each dot product is summed, from the sizes of the whole
+  call (on CPU a batch can go to oneDNN where one small matrix takes ATen's own kernel), so a
+  bfloat16 element now and then lands on the other side of a rounding boundary, and the
+  Newton-Schulz iteration carries that on. What the reference saves over torch is allocation:
+  the momentum and Nesterov updates are multi-tensor operations, the Nesterov update and the
+  widened orthogonalised update are formed in the gradient's own storage, and the bfloat16
+  scratch tensors of the iteration are allocated once per matrix shape and reused.
 
 The functions only do arithmetic.  They take plain lists of tensors that must all live on one
 device; request validation, non-finite refusal, sessions and threading belong to the caller.
@@ -421,59 +428,66 @@ def adam_update(
 # --------------------------------------------------------------------------------------------
 
 
-def _newton_schulz_bf16(
-    G: Tensor, steps: int, eps: float = NS_EPS, *, overwrite: bool = False
-) -> Tensor:
-    """Batched quintic Newton-Schulz on a (..., A, B) stack; returns bfloat16, shape of ``G``.
+@dataclass
+class _NewtonSchulzScratch:
+    """The bfloat16 tensors Newton-Schulz uses for matrices of one ``rows x cols`` shape, made
+    once and reused matrix after matrix (torch allocates them anew for every product).
 
-    With ``overwrite`` (``G`` a contiguous bfloat16 scratch tensor of the caller's, with
-    ``A <= B``), ``G`` itself is normalised in place and serves as one of the two iterates'
-    buffers, so that the iteration allocates one more stack only; the result may be ``G``.
+    With ``m x k`` the wide orientation (``m <= k``): ``start`` receives the matrix rounded to
+    bfloat16 in its own orientation (torch's ``grad.bfloat16()``), and serves as the second
+    iterate once the first product has read it; ``other`` is the first iterate; ``gram`` and
+    ``poly`` hold the ``m x m`` Gram matrix ``X X^T`` and the polynomial of it.  As many
+    elements as torch's temporaries of one matrix.
     """
-    if G.ndim < 2:
-        raise ValueError(f"expected a (..., A, B) tensor, got shape {tuple(G.shape)}")
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
+
+    start: Tensor
+    other: Tensor
+    gram: Tensor
+    poly: Tensor
+
+    @classmethod
+    def of(cls, shape: tuple[int, ...], device: torch.device) -> "_NewtonSchulzScratch":
+        if len(shape) != 2:
+            raise ValueError(f"expected a matrix, got shape {shape}")
+        m, k = sorted(shape)
+        bf16 = torch.bfloat16
+        return cls(
+            start=torch.empty(shape, dtype=bf16, device=device),
+            other=torch.empty((m, k), dtype=bf16, device=device),
+            gram=torch.empty((m, m), dtype=bf16, device=device),
+            poly=torch.empty((m, m), dtype=bf16, device=device),
+        )
+
+
+def _newton_schulz(G: Tensor, steps: int, scratch: _NewtonSchulzScratch) -> Tensor:
+    """Orthogonalise the matrix ``G`` as ``torch.optim._muon._zeropower_via_newtonschulz`` does,
+    operation for operation and so bit for bit, in ``scratch``'s tensors; returns a bfloat16
+    view of ``G``'s shape into them (valid until ``scratch`` is used again)."""
     a, b, c = NS_COEFFICIENTS
-    rows, cols = G.shape[-2], G.shape[-1]
-    X = G.to(torch.bfloat16).reshape(-1, rows, cols)
-    transposed = rows > cols
-    if transposed:
-        X = X.mT  # work on the wide orientation: the Gram matrix X X^T is the small one
-    reuse = overwrite and not transposed and G.dtype == torch.bfloat16 and X.is_contiguous()
-    # Spectral norm <= Frobenius norm: scale so that all singular values are <= 1.
-    # Like torch.optim.Muon the norm is taken (and clamped) in bfloat16; out of place unless the
-    # caller gave its own scratch tensor, so that a bfloat16 input is never modified.
-    norm = X.norm(dim=(-2, -1), keepdim=True).clamp(min=eps)
-    X = X.div_(norm) if reuse else X / norm
-    # Preallocated outputs, reused across iterations: one allocation each instead of one per
-    # product (large fresh allocations cost page faults on CPU).  Same kernels, same results;
-    # baddbmm fuses the scaled add into the product like torch's addmm calls.
-    n, m, k = X.shape
-    gram, poly = X.new_empty(n, m, m), X.new_empty(n, m, m)
-    outs = (X.new_empty(n, m, k), X if reuse else X.new_empty(n, m, k))
+    rows, cols = G.shape
+    m, k = min(rows, cols), max(rows, cols)
+    scratch.start.copy_(G)  # G.bfloat16()
+    # A matrix with more rows than columns is orthogonalised through its transpose (a view, as
+    # torch's .T): the Gram matrix X X^T is then the small one.
+    X = scratch.start.T if rows > cols else scratch.start
+    # Spectral norm <= Frobenius norm: scale so that all singular values are <= 1 (the norm
+    # taken and clamped in bfloat16, like torch's).
+    X.div_(X.norm().clamp(min=NS_EPS))
+    # Each product writes into a scratch tensor that the next one reads; the iterate alternates
+    # between `other` and the storage of `start`, which the first product has consumed.
+    iterates = (scratch.other, scratch.start.view(m, k))
     for i in range(steps):
-        out = outs[i % 2]  # never the current X, which the products below still read
-        torch.bmm(X, X.mT, out=gram)  # A = X X^T
-        torch.baddbmm(gram, gram, gram, beta=b, alpha=c, out=poly)  # B = b A + c A^2
-        torch.baddbmm(X, poly, X, beta=a, out=out)  # X = a X + B X
+        out = iterates[i % 2]  # never the current X, which the products below still read
+        torch.mm(X, X.T, out=scratch.gram)  # A = X X^T
+        torch.addmm(scratch.gram, scratch.gram, scratch.gram, beta=b, alpha=c, out=scratch.poly)
+        torch.addmm(X, scratch.poly, X, beta=a, out=out)  # X = a X + (b A + c A^2) X
         X = out
-    if transposed:
-        X = X.mT
-    result: Tensor = X.reshape(G.shape)
-    return result
-
-
-def _ns_temporaries(shape: tuple[int, ...]) -> int:
-    """Elements that Newton-Schulz allocates for one ``A x B`` matrix: two ``m x k`` iterates and
-    two ``m x m`` products, with ``m <= k`` its sides."""
-    m, k = sorted(shape[-2:])
-    return 2 * m * k + 2 * m * m
+    return X.T if rows > cols else X
 
 
 @torch.no_grad()
 def zeropower_via_newton_schulz(G: Tensor, steps: int) -> Tensor:
-    r"""Approximately orthogonalise every matrix of a batch ``G`` of shape (..., A, B).
+    r"""Approximately orthogonalise a matrix ``G`` (or every matrix of a batch (..., A, B)).
 
     For :math:`G = U S V^\top` this returns roughly :math:`U S' V^\top` with
     :math:`S'_{ii} \in (0.5, 1.5)`, by ``steps`` iterations of the quintic map
@@ -481,14 +495,23 @@ def zeropower_via_newton_schulz(G: Tensor, steps: int) -> Tensor:
     .. math::
         X \leftarrow aX + (bXX^\top + c(XX^\top)^2)X,\qquad (a,b,c) = (3.4445, -4.7750, 2.0315)
 
-    started from :math:`X_0 = G / \max(\lVert G\rVert_F, 10^{-7})`.  As in
-    ``torch.optim.Muon``: the iteration runs in bfloat16, a matrix with more rows than columns is
-    transposed first (and back at the end), and the Frobenius norm is computed *in bfloat16* and
-    clamped below at ``eps = 1e-7`` before dividing.  Each matrix of the batch is scaled by its
-    own norm; all matrices go through one batched matmul per product.  Returns a new tensor in
-    ``G``'s dtype; ``G`` is not modified.
+    started from :math:`X_0 = G / \max(\lVert G\rVert_F, 10^{-7})`.  Exactly
+    ``torch.optim.Muon``'s ``_zeropower_via_newtonschulz`` on each matrix: the iteration runs in
+    bfloat16, a matrix with more rows than columns is transposed first (and back at the end),
+    and the Frobenius norm is computed *in bfloat16* and clamped below at ``eps = 1e-7`` before
+    dividing.  Returns a new tensor in ``G``'s dtype (the bfloat16 result, widened exactly);
+    ``G`` is not modified.
     """
-    return _newton_schulz_bf16(G, steps).to(G.dtype)
+    if G.ndim < 2:
+        raise ValueError(f"expected a (..., A, B) tensor, got shape {tuple(G.shape)}")
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    rows, cols = G.shape[-2], G.shape[-1]
+    scratch = _NewtonSchulzScratch.of((rows, cols), G.device)
+    result = torch.empty_like(G, memory_format=torch.contiguous_format)
+    for source, target in zip(G.reshape(-1, rows, cols), result.view(-1, rows, cols)):
+        target.copy_(_newton_schulz(source, steps, scratch))
+    return result
 
 
 def adjusted_lr(lr: float, scaling: MuonScaling, shape: tuple[int, ...]) -> float:
@@ -533,19 +556,22 @@ def muon_step(
             \theta &\leftarrow \theta - \mathrm{adjusted\_lr}(\gamma, A, B)\; O
         \end{aligned}
 
-    Weight decay uses the plain ``lr``; the update uses :func:`adjusted_lr`.  Element-wise work
-    is multi-tensor (``torch._foreach_*``); Newton-Schulz runs on the stacked updates of several
-    parameters of one shape at a time, in batches whose temporaries are no larger than those of
-    the largest matrix.  The bfloat16 orthogonalised update is widened exactly to float32 and
-    added to the parameter, as torch's ``p.add_(update)`` computes it.  ``grads`` are
-    overwritten (with the Nesterov update :math:`U`, then the widened orthogonalised update; the
-    caller clears them after the step), so that no full-size copy of the gradients is made.
+    Weight decay uses the plain ``lr``; the update uses :func:`adjusted_lr`.  The element-wise
+    work is multi-tensor (``torch._foreach_*``); each matrix is orthogonalised on its own, by
+    the same operations as torch's (see the module's docstring), in scratch tensors shared by
+    the matrices of one shape, so the results are bit-identical to torch's.  The bfloat16
+    orthogonalised update is widened exactly into the update's storage and added to the
+    parameter, as torch's ``p.add_(update)`` computes it.  ``grads`` are overwritten (with the
+    Nesterov update :math:`U`, then the widened orthogonalised update; the caller clears them
+    after the step), so that no full-size copy of the gradients is made.
     """
     if not params:
         return
     for p in params:
         if p.ndim != 2:
             raise ValueError(f"Muon only handles 2-D parameters, got shape {tuple(p.shape)}")
+    if ns_steps < 1:
+        raise ValueError(f"ns_steps must be >= 1, got {ns_steps}")
 
     torch._foreach_lerp_(momentum_buffers, grads, 1 - momentum)
     # The Nesterov update, in the gradients' own storage (no copy of every gradient at once).
@@ -558,34 +584,13 @@ def muon_step(
     by_shape: dict[tuple[int, ...], list[int]] = defaultdict(list)
     for i, u in enumerate(updates):
         by_shape[tuple(u.shape)].append(i)
-    # Matrices of one shape go through Newton-Schulz together, in batches whose temporaries
-    # (two iterates, the Gram matrix and the polynomial of it) take no more memory than those of
-    # the largest matrix alone: no more than torch's, which orthogonalises one matrix at a time.
-    budget = max(_ns_temporaries(shape) for shape in by_shape)
-
     for shape, idx in by_shape.items():
-        rows, cols = shape
-        transposed = rows > cols  # stacked in the wide orientation, so that it is contiguous
-        wide = (cols, rows) if transposed else (rows, cols)
-        per_batch = max(1, budget // _ns_temporaries(shape))
+        # One shape's scratch tensors at a time: the peak is that of the largest matrix alone.
+        scratch = _NewtonSchulzScratch.of(shape, updates[idx[0]].device)
         alpha = -adjusted_lr(lr, scaling, shape)
-        for start in range(0, len(idx), per_batch):
-            batch = idx[start : start + per_batch]
-            # Stack straight into bfloat16 (the rounding torch's .bfloat16() does), one copy.
-            stacked = torch.empty(
-                (len(batch), *wide), dtype=torch.bfloat16, device=params[0].device
-            )
-            sources = [updates[i].mT if transposed else updates[i] for i in batch]
-            torch._foreach_copy_(list(stacked.unbind(0)), sources)
-            ortho = _newton_schulz_bf16(stacked, ns_steps, overwrite=True)
-            # Widened (exactly) into the float32 storage the update came from, which is free
-            # again: adding float32 to float32 then needs no temporary copy of the result.
-            widened = [updates[i] for i in batch]
-            torch._foreach_copy_(widened, [o.mT if transposed else o for o in ortho.unbind(0)])
-            del stacked, ortho
-            torch._foreach_add_([params[i] for i in batch], widened, alpha=alpha)
-
-
-# --------------------------------------------------------------------------------------------
-# Partition
-# --------------------------------------------------------------------------------------------
+        for i in idx:
+            # Widened (exactly) into the storage the update came from, which is free again:
+            # adding it to the parameter then needs no temporary copy in the parameter's dtype.
+            updates[i].copy_(_newton_schulz(updates[i], ns_steps, scratch))
+            params[i].add_(updates[i], alpha=alpha)
+        del scratch
