@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
 import math
 import threading
@@ -161,11 +162,13 @@ ADAM_NORM_RELATIVE = 1e-6
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
-@pytest.mark.parametrize("clip", [0.2, 0.0])
+@pytest.mark.parametrize("clip", [0.2, 0.0, 100.0])
 @pytest.mark.parametrize("variant", ["fused", "default"])
 def test_adam_agrees_with_clip_grad_norm_and_torch_adamw(revision, clip, variant):
     """Against ``clip_grad_norm_`` + ``AdamW(fused=True)``, whose kernel the reference runs, and
-    against the default ``AdamW``: a few ULPs per element, 1e-6 of each parameter's norm."""
+    against the default ``AdamW``: a few ULPs per element, 1e-6 of each parameter's norm; bit
+    for bit against the fused kernel where no gradient is scaled (clipping off, or a clip value
+    the gradients stay within: ``clip_grad_norm_`` multiplies them by exactly 1)."""
     ours, theirs = twin_models()
     session = reference(revision).LocalSession(ours, "adam")
     options = {"fused": True} if variant == "fused" else {}
@@ -174,11 +177,12 @@ def test_adam_agrees_with_clip_grad_norm_and_torch_adamw(revision, clip, variant
         same_gradients(ours, theirs, step)
         completed(session.optim_step(adam_body(revision, clip, **ADAM)))
         if clip > 0:
-            nn.utils.clip_grad_norm_(theirs.parameters(), clip)
+            norm = nn.utils.clip_grad_norm_(theirs.parameters(), clip)
+            assert (norm < clip) == (clip == 100.0)  # 100 never clips, 0.2 always does
         adamw.step()
         adamw.zero_grad(set_to_none=True)
         for (name, mine), theirs_param in zip(ours.named_parameters(), theirs.parameters()):
-            if variant == "fused" and clip == 0:  # the same kernel on the same inputs
+            if variant == "fused" and clip in (0.0, 100.0):  # the same kernel on the same inputs
                 assert torch.equal(mine, theirs_param), f"step {step + 1}, {name}"
                 continue
             error = (mine - theirs_param).abs().max().item()
@@ -186,6 +190,25 @@ def test_adam_agrees_with_clip_grad_norm_and_torch_adamw(revision, clip, variant
             relative = ((mine - theirs_param).norm() / theirs_param.norm()).item()
             assert relative <= ADAM_NORM_RELATIVE, f"step {step + 1}, {name}: {relative:.2e}"
     assert session.step == 20 and all(p.grad is None for p in ours.parameters())
+
+
+def test_adam_on_parameters_of_two_dtypes_equals_fused_adamw_bit_for_bit():
+    """Parameters of two dtypes: each dtype's group takes the fused kernel, as
+    ``AdamW(fused=True)`` groups them, and the results are bit-identical (unclipped)."""
+    torch.manual_seed(0)
+    ours = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3).double())
+    theirs = copy.deepcopy(ours)
+    session = reference("f4885bc38424").LocalSession(ours, "adam")
+    adamw = torch_adamw(theirs.parameters(), fused=True)
+    for step in range(5):
+        generator = torch.Generator().manual_seed(step)
+        inputs = torch.randn(4, 6, generator=generator)
+        for model in (ours, theirs):
+            model[2](model[1](model[0](inputs)).double()).square().sum().backward()
+        completed(session.optim_step(adam_body("f4885bc38424", 0.0, **ADAM)))
+        adamw.step()
+        adamw.zero_grad(set_to_none=True)
+        assert all(torch.equal(a, b) for a, b in zip(ours.parameters(), theirs.parameters()))
 
 
 @pytest.mark.parametrize("clip", [0.2, 0.0])

@@ -425,6 +425,12 @@ class LocalSession:
     def _apply(self, names: list[str], settings: _Settings, total_norm: Tensor) -> None:
         # The clip: Muon's gradients are scaled before Newton-Schulz; Adam's inside its kernel.
         clip_coef = _optim.clip_coefficient(settings.clip, total_norm)
+        if clip_coef is not None and clip_coef.item() == 1.0:
+            # Within the bound, clip_grad_norm_ multiplies every gradient by exactly 1, which
+            # changes nothing: the gradients are left as they are (Adam's kernel then reads them
+            # without writing them back). One read of a scalar per step; the finite check has
+            # synchronised already.
+            clip_coef = None
         muon_names = [name for name in names if name in self._muon_names]
         adam_names = [name for name in names if name not in self._muon_names]
         if muon_names:
