@@ -130,6 +130,7 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
     first = grads[0].device
     norms: list[Tensor] = []
     for (device, dtype), [group], _ in _by_device_and_dtype([grads]):
+        group_norms: Sequence[Tensor]
         if dtype is torch.float32:
             group_norms = torch._foreach_norm(group, 2.0)
         elif torch.promote_types(dtype, torch.float32) is torch.float32:
