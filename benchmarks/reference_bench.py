@@ -299,6 +299,7 @@ def run(
     sets: Sequence[str] = tuple(SHAPE_SETS),
     memory_repeat: int = 2,
     weight_decays: Sequence[float] = WEIGHT_DECAYS,
+    optimizers: Sequence[str] = ("adam", "muon"),
 ) -> dict[str, Any]:
     rows = []
     for shapes in sets:
@@ -307,7 +308,8 @@ def run(
         for weight_decay in weight_decays:
             # Muon with the first weight decay only: its decay is one multiplication per
             # parameter, and its step (the Newton-Schulz products) costs seconds on large sets
-            for kind in ("adam", "muon") if weight_decay == weight_decays[0] else ("adam",):
+            first = weight_decay == weight_decays[0]
+            for kind in [k for k in optimizers if first or k == "adam"]:
                 names = ["ours", "torch"]
                 if kind == "adam":
                     names += ["torch AdamW foreach", FLOOR]
@@ -361,12 +363,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=15, help="rounds of Adam (Muon: a third)")
     parser.add_argument("--memory", type=int, default=0, help="memory probe runs per row")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--optimizer", choices=("adam", "muon"), action="append", help="only this one (repeatable)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args(argv)
     unknown = set(args.sets) - set(SHAPE_SETS)
     if unknown:
         parser.error(f"unknown shape set(s): {', '.join(sorted(unknown))}")
-    result = run(args.repeat, args.device, args.sets or tuple(SHAPE_SETS), args.memory)
+    result = run(
+        args.repeat,
+        args.device,
+        args.sets or tuple(SHAPE_SETS),
+        args.memory,
+        optimizers=args.optimizer or ("adam", "muon"),
+    )
     summary: list[str] = []
     body = report._reference(result, summary)
     print("\n".join(summary + [""] + body))

@@ -521,30 +521,32 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
         return f"{x['wall']['median']:.2f}x/{x['cpu']['median']:.2f}x"
 
     fused_rows = [(row, row["ratios"].get(fused_name)) for row in adam]
-    met = all(
-        x is not None
-        and x["wall"]["median"] <= TARGETS["adam_fused"]
-        and x["cpu"]["median"] <= TARGETS["adam_fused"]
-        for _, x in fused_rows
-    )
-    summary.append(
-        f"- Reference Adam at most {TARGETS['adam_fused']:g}x of `clip_grad_norm_` + "
-        f"`AdamW(fused=True)` on every shape set ({device}; wall/CPU medians): "
-        + "; ".join(f"{_label(row)} {medians(x) if x else 'failed'}" for row, x in fused_rows)
-        + f", {_verdict(met)} (minimums and the bandwidth floor in the Adam table)."
-    )
+    if fused_rows:
+        met = all(
+            x is not None
+            and x["wall"]["median"] <= TARGETS["adam_fused"]
+            and x["cpu"]["median"] <= TARGETS["adam_fused"]
+            for _, x in fused_rows
+        )
+        summary.append(
+            f"- Reference Adam at most {TARGETS['adam_fused']:g}x of `clip_grad_norm_` + "
+            f"`AdamW(fused=True)` on every shape set ({device}; wall/CPU medians): "
+            + "; ".join(f"{_label(row)} {medians(x) if x else 'failed'}" for row, x in fused_rows)
+            + f", {_verdict(met)} (minimums and the bandwidth floor in the Adam table)."
+        )
     muon_rows = [(row, row["ratios"].get(muon_name)) for row in muon]
-    met = all(
-        x is not None and x["wall"]["median"] < TARGETS["muon"] and x["cpu"]["median"] < 1
-        for _, x in muon_rows
-    )
-    summary.append(
-        f"- Reference Muon faster than `clip_grad_norm_` + `torch.optim.Muon` + `AdamW(fused=True)` "
-        f"for the rest on every shape set ({device}; wall/CPU medians): "
-        + "; ".join(f"{_label(row)} {medians(x) if x else 'failed'}" for row, x in muon_rows)
-        + f", {_verdict(met)}. The Newton-Schulz products (bfloat16 matrix multiplications, the"
-        " same calls in both) are most of either step where the matrices are large."
-    )
+    if muon_rows:
+        met = all(
+            x is not None and x["wall"]["median"] < TARGETS["muon"] and x["cpu"]["median"] < 1
+            for _, x in muon_rows
+        )
+        summary.append(
+            "- Reference Muon faster than `clip_grad_norm_` + `torch.optim.Muon` + "
+            f"`AdamW(fused=True)` for the rest on every shape set ({device}; wall/CPU medians): "
+            + "; ".join(f"{_label(row)} {medians(x) if x else 'failed'}" for row, x in muon_rows)
+            + f", {_verdict(met)}. The Newton-Schulz products (bfloat16 matrix multiplications,"
+            " the same calls in both) are most of either step where the matrices are large."
+        )
     if any("memory" in row for row in rows):
         out += _memory(r, summary)
     state = all(
