@@ -1,11 +1,11 @@
 """Peak memory of one optimizer over a few steps, in a fresh process of its own.
 
-    python benchmarks/memory_probe.py CONTENDER KIND SIZE [--steps N]
+    python benchmarks/memory_probe.py CONTENDER KIND SHAPES [--steps N]
 
 CONTENDER is ``ours`` or ``torch`` (``clip_grad_norm_`` + ``torch.optim.Muon`` for the matrices
 and ``AdamW(fused=True)`` for the rest, or ``AdamW(fused=True)`` alone); KIND ``adam`` or
-``muon``; SIZE a key of ``reference_bench.SIZES``. tracemalloc does not see torch's allocations;
-the resident set does, whoever allocates: the peak is Linux's VmHWM, reset through
+``muon``; SHAPES a key of ``reference_bench.SHAPE_SETS``. tracemalloc does not see torch's
+allocations; the resident set does, whoever allocates: the peak is Linux's VmHWM, reset through
 ``/proc/self/clear_refs``. Both contenders' modules are imported (and torch's optimizers
 constructed once on a tiny tensor, which loads much of torch), and the contender runs two steps
 on a tiny model first, before anything is measured, so that the baseline is the same for both
@@ -41,12 +41,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("contender", choices=("ours", "torch"))
     parser.add_argument("kind", choices=("adam", "muon"))
-    parser.add_argument("size")
+    parser.add_argument("shapes")
     parser.add_argument("--steps", type=int, default=3)
     args = parser.parse_args(argv)
 
     import torch
-    from reference_bench import PACKAGE, SIZES, build_contender, model
+    from reference_bench import (
+        PACKAGE,
+        SHAPE_SETS,
+        build_contender,
+        model,
+        tensors,
+        transformer,
+    )
 
     sys.path.insert(0, str(PACKAGE))
     import together_rl.reference  # noqa: F401
@@ -58,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     del tiny, optimizer
     # and the contender's own code run on a tiny model of the same layout: what its first call
     # sets up once (dispatch, kernels, caches) is not a cost of the model's size
-    small_named, small_grads = model(16, 32, 1)
+    small_named, small_grads = tensors(transformer(16, 32, 1))
     small, small_step, _ = build_contender(
         args.contender, small_named, small_grads, args.kind, "cpu"
     )
@@ -67,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         small_step()
     del small, small_step, small_named, small_grads
 
-    named, grads = model(*SIZES[args.size])
+    if args.shapes not in SHAPE_SETS:
+        parser.error(f"unknown shape set {args.shapes!r}")
+    named, grads = model(args.shapes)
     contender, step, state_bytes = build_contender(args.contender, named, grads, args.kind, "cpu")
     del named  # the contender holds its own copy
     result: dict[str, int] = {}

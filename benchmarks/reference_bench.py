@@ -1,5 +1,7 @@
 """One optimizer step of the local reference against PyTorch's optimizers, clipping included on
-both sides, at about 1M, 10M and 50M parameters of transformer-like shapes.
+both sides, on named sets of parameter shapes (:data:`SHAPE_SETS`), each with and without weight
+decay for Adam: transformer-like models of about 1M, 10M and 50M parameters, a few large
+matrices, and hundreds of small tensors.
 
 Time: every contender has its own parameters and gets the same gradients before each step; the
 contenders step in turn, round after round (the order rotating each round), so that background
@@ -10,7 +12,8 @@ read them again, read and write parameters and both moments), done with the chea
 ops that move those bytes.
 
 Memory: each contender in a fresh process per run (``memory_probe.py``), which reports the peak
-resident set during a few steps and how far above the resident set before them it went.
+resident set during a few steps and how far above the resident set before them it went; measured
+for the rows with the first weight decay (it changes no allocation).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import os
 import statistics
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,15 +36,18 @@ PACKAGE = HERE.parent / "generated" / "f4885bc38424"
 CLIP = 1.0
 ADAM = {"learning_rate": 1e-3, "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0.1}
 MUON = {"learning_rate": 0.02, "momentum": 0.95, "newton_schulz_steps": 5, "weight_decay": 0.1}
-# (model width, vocabulary, layers): about 1M, 10M and 50M parameters
-SIZES = {"1M": (128, 1000, 4), "10M": (256, 4000, 10), "50M": (512, 8000, 14)}
+#: Adam runs every shape set with each of these weight decays; Muon (whose weight decay is one
+#: multiplication per parameter) and the memory probes with the first
+WEIGHT_DECAYS = (0.1, 0.0)
 PEERS = {"adam": "torch AdamW fused", "muon": "torch Muon + AdamW fused"}
 FLOOR = "bandwidth floor"
 
+Shapes = list[tuple[str, tuple[int, ...]]]
 
-def shapes(dim: int, vocab: int, layers: int) -> list[tuple[str, tuple[int, ...]]]:
+
+def transformer(dim: int, vocab: int, layers: int) -> Shapes:
     """Embedding; per layer two norms, q/k/v/o and an MLP with biases; final norm; output head."""
-    named: list[tuple[str, tuple[int, ...]]] = [("embed_tokens.weight", (vocab, dim))]
+    named: Shapes = [("embed_tokens.weight", (vocab, dim))]
     for i in range(layers):
         p = f"layers.{i}."
         named += [(p + "ln1.weight", (dim,)), (p + "ln1.bias", (dim,))]
@@ -57,10 +63,60 @@ def shapes(dim: int, vocab: int, layers: int) -> list[tuple[str, tuple[int, ...]
     ]
 
 
-def model(dim: int, vocab: int, layers: int) -> tuple[list[tuple[str, Tensor]], list[Tensor]]:
-    """Parameters and gradients of one size, the same on every run."""
+def large_matrices() -> Shapes:
+    """Few large tensors: eight 1024x1024 and four 4096x512 matrices, eight 1024-vectors."""
+    named: Shapes = [(f"blocks.{i}.weight", (1024, 1024)) for i in range(8)]
+    named += [(f"proj.{i}.weight", (4096, 512)) for i in range(4)]
+    return named + [(f"norms.{i}.weight", (1024,)) for i in range(8)]
+
+
+def many_small() -> Shapes:
+    """Hundreds of small tensors: 128 blocks, each with a norm's weight and bias (256), a 64x64
+    matrix, and a 128x32 or 32x128 one (512 tensors)."""
+    named: Shapes = []
+    for i in range(128):
+        p = f"blocks.{i}."
+        named += [(p + "norm.weight", (256,)), (p + "norm.bias", (256,))]
+        named += [(p + "mix.weight", (64, 64))]
+        named += [(p + "gate.weight", (128, 32) if i % 2 else (32, 128))]
+    return named
+
+
+#: name -> (what it is, its shapes); the names are what RESULTS.md and memory_probe.py take
+SHAPE_SETS: dict[str, tuple[str, Callable[[], Shapes]]] = {
+    "transformer-1M": (
+        "embedding (1000 x 128), 4 layers of width 128 (norms, q/k/v/o, MLP 512, biases), head",
+        lambda: transformer(128, 1000, 4),
+    ),
+    "transformer-10M": (
+        "embedding (4000 x 256), 10 layers of width 256 (norms, q/k/v/o, MLP 1024, biases), head",
+        lambda: transformer(256, 4000, 10),
+    ),
+    "transformer-50M": (
+        "embedding (8000 x 512), 14 layers of width 512 (norms, q/k/v/o, MLP 2048, biases), head",
+        lambda: transformer(512, 8000, 14),
+    ),
+    "large-matrices": (
+        "eight 1024 x 1024 and four 4096 x 512 matrices, eight 1024-vectors",
+        large_matrices,
+    ),
+    "many-small": (
+        "128 blocks of a norm weight and bias (256), a 64 x 64 matrix and a 128 x 32 or 32 x 128 "
+        "one: 512 tensors",
+        many_small,
+    ),
+}
+QUICK_SETS = ("transformer-1M", "large-matrices", "many-small")
+
+
+def model(shapes: str) -> tuple[list[tuple[str, Tensor]], list[Tensor]]:
+    """Parameters and gradients of one shape set, the same on every run."""
+    return tensors(SHAPE_SETS[shapes][1]())
+
+
+def tensors(spec: Shapes) -> tuple[list[tuple[str, Tensor]], list[Tensor]]:
+    """Parameters and gradients of these shapes, the same on every run."""
     generator = torch.Generator().manual_seed(0)
-    spec = shapes(dim, vocab, layers)
     named = [(n, torch.randn(s, generator=generator) * 0.02) for n, s in spec]
     grads = [torch.randn(s, generator=generator) * 0.01 for _, s in spec]
     return named, grads
@@ -98,20 +154,28 @@ Built = tuple[Contender, Callable[[], None], Callable[[], int]]
 
 
 def build_contender(
-    name: str, named: list[tuple[str, Tensor]], grads: list[Tensor], kind: str, device: str
+    name: str,
+    named: list[tuple[str, Tensor]],
+    grads: list[Tensor],
+    kind: str,
+    device: str,
+    weight_decay: float = WEIGHT_DECAYS[0],
 ) -> Built:
-    """``ours``, ``torch`` (the peer of PEERS), ``torch AdamW foreach`` or the bandwidth floor."""
+    """``ours``, ``torch`` (the peer of PEERS), ``torch AdamW foreach`` or the bandwidth floor,
+    with ``weight_decay`` for Adam and Muon alike."""
     c = Contender(named, grads, device)
+    adam = {**ADAM, "weight_decay": weight_decay}
+    muon = {**MUON, "weight_decay": weight_decay}
     if name == "ours":
         sys.path.insert(0, str(PACKAGE))
         from together_rl.reference import LocalSession
 
         if kind == "adam":
-            session = LocalSession(c.named, "adam", **{**ADAM, "grad_clip_norm": CLIP})
+            session = LocalSession(c.named, "adam", **{**adam, "grad_clip_norm": CLIP})
             body: dict[str, Any] = {"adam_params": {}}
         else:
-            adam_defaults = {f"adam_{k}": v for k, v in ADAM.items()}
-            session = LocalSession(c.named, "muon", **MUON, **adam_defaults, grad_clip_norm=CLIP)
+            adam_defaults = {f"adam_{k}": v for k, v in adam.items()}
+            session = LocalSession(c.named, "muon", **muon, **adam_defaults, grad_clip_norm=CLIP)
             body = {"muon_params": {}}
 
         def ours_step() -> None:
@@ -142,10 +206,10 @@ def build_contender(
     optimizers: list[torch.optim.Optimizer] = [
         torch.optim.AdamW(
             adam_params,
-            lr=ADAM["learning_rate"],
-            betas=(ADAM["beta1"], ADAM["beta2"]),
-            eps=ADAM["eps"],
-            weight_decay=ADAM["weight_decay"],
+            lr=adam["learning_rate"],
+            betas=(adam["beta1"], adam["beta2"]),
+            eps=adam["eps"],
+            weight_decay=adam["weight_decay"],
             **options,
         )
     ]
@@ -153,11 +217,11 @@ def build_contender(
         optimizers.append(
             torch.optim.Muon(
                 [p for n, p in c.named if is_muon(n, tuple(p.shape))],
-                lr=MUON["learning_rate"],
-                momentum=MUON["momentum"],
+                lr=muon["learning_rate"],
+                momentum=muon["momentum"],
                 nesterov=True,
-                weight_decay=MUON["weight_decay"],
-                ns_steps=int(MUON["newton_schulz_steps"]),
+                weight_decay=muon["weight_decay"],
+                ns_steps=int(muon["newton_schulz_steps"]),
                 adjust_lr_fn="original",
             )
         )
@@ -196,14 +260,14 @@ def time_contenders(entries: dict[str, Built], repeat: int, device: str) -> dict
     }
 
 
-def memory(kind: str, size: str, repeat: int) -> dict[str, Any]:
+def memory(kind: str, shapes: str, repeat: int) -> dict[str, Any]:
     """Peak resident set of ours and the peer, each run in a fresh process, in turn."""
     runs: dict[str, list[dict[str, int]]] = {"ours": [], "torch": []}
     for round_ in range(repeat):
         order = ["ours", "torch"] if round_ % 2 == 0 else ["torch", "ours"]
         for name in order:
             result = subprocess.run(
-                [sys.executable, str(HERE / "memory_probe.py"), name, kind, size],
+                [sys.executable, str(HERE / "memory_probe.py"), name, kind, shapes],
                 capture_output=True,
                 text=True,
                 timeout=900,
@@ -232,36 +296,52 @@ def memory(kind: str, size: str, repeat: int) -> dict[str, Any]:
 def run(
     repeat: int = 15,
     device: str = "cpu",
-    sizes: dict[str, tuple[int, int, int]] = SIZES,
+    sets: Sequence[str] = tuple(SHAPE_SETS),
     memory_repeat: int = 2,
+    weight_decays: Sequence[float] = WEIGHT_DECAYS,
+    optimizers: Sequence[str] = ("adam", "muon"),
 ) -> dict[str, Any]:
     rows = []
-    for label, (dim, vocab, layers) in sizes.items():
-        named, grads = model(dim, vocab, layers)
+    for shapes in sets:
+        named, grads = model(shapes)
         count = sum(p.numel() for _, p in named)
-        for kind in ("adam", "muon"):
-            names = ["ours", "torch"] + (["torch AdamW foreach", FLOOR] if kind == "adam" else [])
-            entries = {
-                (PEERS[kind] if n == "torch" else n): build_contender(n, named, grads, kind, device)
-                for n in names
-            }
-            # Muon steps take seconds at 50M: fewer rounds
-            rounds = repeat if kind == "adam" else max(3, repeat // 3)
-            row: dict[str, Any] = {
-                "size": label,
-                "parameters": count,
-                "optimizer": kind,
-                "rounds": rounds,
-                **time_contenders(entries, rounds, device),
-                "state_bytes_per_parameter": {
-                    name: entry[2]() / count for name, entry in entries.items() if name != FLOOR
-                },
-            }
-            del entries
-            if device == "cpu" and memory_repeat:
-                row["memory"] = memory(kind, label, memory_repeat)
-            rows.append(row)
-            print(f"  {label} {kind}: {json.dumps(row['ratios'])}", flush=True)
+        for weight_decay in weight_decays:
+            # Muon with the first weight decay only: its decay is one multiplication per
+            # parameter, and its step (the Newton-Schulz products) costs seconds on large sets
+            first = weight_decay == weight_decays[0]
+            for kind in [k for k in optimizers if first or k == "adam"]:
+                names = ["ours", "torch"]
+                if kind == "adam":
+                    names += ["torch AdamW foreach", FLOOR]
+                entries = {
+                    (PEERS[kind] if n == "torch" else n): build_contender(
+                        n, named, grads, kind, device, weight_decay
+                    )
+                    for n in names
+                }
+                # Muon steps take seconds at 50M: fewer rounds
+                rounds = repeat if kind == "adam" else max(3, repeat // 3)
+                row: dict[str, Any] = {
+                    "shapes": shapes,
+                    "description": SHAPE_SETS[shapes][0],
+                    "tensors": len(named),
+                    "parameters": count,
+                    "weight_decay": weight_decay,
+                    "optimizer": kind,
+                    "rounds": rounds,
+                    **time_contenders(entries, rounds, device),
+                    "state_bytes_per_parameter": {
+                        name: entry[2]() / count for name, entry in entries.items() if name != FLOOR
+                    },
+                }
+                del entries
+                if device == "cpu" and memory_repeat and weight_decay == weight_decays[0]:
+                    row["memory"] = memory(kind, shapes, memory_repeat)
+                rows.append(row)
+                print(
+                    f"  {shapes} wd={weight_decay:g} {kind}: {json.dumps(row['ratios'])}",
+                    flush=True,
+                )
     return {
         "device": device,
         "threads": torch.get_num_threads(),
@@ -271,5 +351,40 @@ def run(
     }
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Run some shape sets and print the reference part of RESULTS.md for them (results.json and
+    RESULTS.md are left as they are; ``benchmarks/run.py reference`` writes them)."""
+    import argparse
+
+    import report
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("sets", nargs="*", metavar="SET", help=", ".join(SHAPE_SETS))
+    parser.add_argument("--repeat", type=int, default=15, help="rounds of Adam (Muon: a third)")
+    parser.add_argument("--memory", type=int, default=0, help="memory probe runs per row")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--optimizer", choices=("adam", "muon"), action="append", help="only this one (repeatable)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    args = parser.parse_args(argv)
+    unknown = set(args.sets) - set(SHAPE_SETS)
+    if unknown:
+        parser.error(f"unknown shape set(s): {', '.join(sorted(unknown))}")
+    result = run(
+        args.repeat,
+        args.device,
+        args.sets or tuple(SHAPE_SETS),
+        args.memory,
+        optimizers=args.optimizer or ("adam", "muon"),
+    )
+    summary: list[str] = []
+    body = report._reference(result, summary)
+    print("\n".join(summary + [""] + body))
+    if args.json:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
 if __name__ == "__main__":
-    print(json.dumps(run(repeat=3, sizes={"1M": SIZES["1M"]}), indent=2))
+    sys.exit(main())

@@ -420,8 +420,26 @@ def _client(c: dict[str, Any], summary: list[str]) -> list[str]:
     return out + [""]
 
 
+def _shapes(row: dict[str, Any]) -> str:
+    """A row's shape set (results written before there were shape sets name it by its size)."""
+    return str(row.get("shapes", row.get("size")))
+
+
+def _weight_decay(row: dict[str, Any]) -> float:
+    """A row's weight decay (0.1 in results written before it varied)."""
+    return float(row.get("weight_decay", 0.1))
+
+
+def _label(row: dict[str, Any]) -> str:
+    """The shape set and the weight decay of a row, as the summary names them."""
+    return f"{_shapes(row)} wd {_weight_decay(row):g}"
+
+
 def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
     device = r["device"]
+    rows = r["rows"]
+    adam = [row for row in rows if row["optimizer"] == "adam"]
+    muon = [row for row in rows if row["optimizer"] == "muon"]
     out = [
         f"## Reference optimizer, one step on {device.upper()}",
         "",
@@ -433,49 +451,103 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
         "clipping must make: read the gradients (the norm), read them again and read and write the",
         "parameters and both moments, as four multi-tensor ops that do no arithmetic to speak of.",
         "",
-        "| size | optimizer | contender | per step | ours / it | state bytes per parameter |",
+        "Shape sets (`benchmarks/reference_bench.py`). Adam runs each with weight decay 0.1 and 0;",
+        "Muon with 0.1 (its decay is one multiplication per parameter, the same on both sides).",
+        "A Muon step gives Muon the 2-D parameters but the embedding and the output head, and",
+        "Adam the rest (with the same weight decay), on both sides.",
+        "",
+        "| shape set | what it holds | tensors | parameters |",
+        "|---|---|---|---|",
+    ]
+    seen: set[str] = set()
+    for row in rows:
+        if _shapes(row) in seen:
+            continue
+        seen.add(_shapes(row))
+        tensors = row.get("tensors")
+        out.append(
+            f"| `{_shapes(row)}` | {row.get('description', '–')} | "
+            f"{'–' if tensors is None else tensors} | {row['parameters']:,} |"
+        )
+    fused_name, muon_name = "torch AdamW fused", "torch Muon + AdamW fused"
+    out += [
+        "",
+        "### Adam against `clip_grad_norm_` + `AdamW(fused=True)`",
+        "",
+        "| shape set | weight decay | ours / torch fused | ours / torch foreach | "
+        "ours / bandwidth floor | torch fused / floor (wall) |",
         "|---|---|---|---|---|---|",
     ]
-    for row in r["rows"]:
+    for row in adam:
+        ratios = row["ratios"]
+        fused, floor = ratios.get(fused_name), ratios.get("bandwidth floor")
+        torch_floor = (
+            f"{floor['wall']['median'] / fused['wall']['median']:.2f}x" if fused and floor else "–"
+        )
+        out.append(
+            f"| `{_shapes(row)}` | {_weight_decay(row):g} | {_r(fused)} | "
+            f"{_r(ratios.get('torch AdamW foreach'))} | {_r(floor)} | {torch_floor} |"
+        )
+    out += [
+        "",
+        "### Muon against `clip_grad_norm_` + `torch.optim.Muon` + `AdamW(fused=True)` for the rest",
+        "",
+        "| shape set | weight decay | ours / torch |",
+        "|---|---|---|",
+    ]
+    for row in muon:
+        out.append(
+            f"| `{_shapes(row)}` | {_weight_decay(row):g} | {_r(row['ratios'].get(muon_name))} |"
+        )
+    out += [
+        "",
+        "### Every contender",
+        "",
+        "| shape set | weight decay | optimizer | contender | per step | ours / it | "
+        "state bytes per parameter |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
         for name, m in row["times"].items():
             state = row["state_bytes_per_parameter"].get(name)
             out.append(
-                f"| {row['size']} ({row['parameters'] / 1e6:.1f}M) | {row['optimizer']} | {name} | "
-                f"{_t(m)} | {_r(row['ratios'].get(name)) if name != 'ours' else ''} | "
+                f"| `{_shapes(row)}` ({row['parameters'] / 1e6:.1f}M) | {_weight_decay(row):g} | "
+                f"{row['optimizer']} | {name} | {_t(m)} | "
+                f"{_r(row['ratios'].get(name)) if name != 'ours' else ''} | "
                 f"{'' if state is None else f'{state:.2f}'} |"
             )
-    adam = [row for row in r["rows"] if row["optimizer"] == "adam"]
-    muon = [row for row in r["rows"] if row["optimizer"] == "muon"]
-    fused = [row["ratios"]["torch AdamW fused"] for row in adam]
-    met = all(
-        x["wall"]["median"] <= TARGETS["adam_fused"] and x["cpu"]["median"] <= TARGETS["adam_fused"]
-        for x in fused
-    )
-    floors = ", ".join(
-        f"{row['size']} {row['ratios']['bandwidth floor']['wall']['median']:.2f}x" for row in adam
-    )
-    torch_floor = ", ".join(
-        f"{row['size']} {row['ratios']['bandwidth floor']['wall']['median'] / row['ratios']['torch AdamW fused']['wall']['median']:.2f}x"
-        for row in adam
-    )
-    summary.append(
-        f"- Reference Adam at most {TARGETS['adam_fused']:g}x of `clip_grad_norm_` + "
-        f"`AdamW(fused=True)` ({device}; wall and CPU medians): "
-        + "; ".join(f"{row['size']} {_r(x)}" for row, x in zip(adam, fused))
-        + f", {_verdict(met)}. Against the bandwidth floor measured in the same rounds, ours takes "
-        + floors
-        + f" (torch's fused step {torch_floor})."
-    )
-    times = [row["ratios"]["torch Muon + AdamW fused"] for row in muon]
-    met = all(x["wall"]["median"] < TARGETS["muon"] and x["cpu"]["median"] < 1 for x in times)
-    summary.append(
-        f"- Reference Muon faster than `clip_grad_norm_` + `torch.optim.Muon` + `AdamW(fused=True)` "
-        f"for the rest ({device}): "
-        + "; ".join(f"{row['size']} {_r(x)}" for row, x in zip(muon, times))
-        + f", {_verdict(met)}. The Newton-Schulz products (bfloat16 matrix multiplications, the same"
-        " in both) are most of either step, so there is little to gain beyond batching."
-    )
-    if muon and "memory" in muon[0]:
+
+    def medians(x: dict[str, Any]) -> str:
+        return f"{x['wall']['median']:.2f}x/{x['cpu']['median']:.2f}x"
+
+    fused_rows = [(row, row["ratios"].get(fused_name)) for row in adam]
+    if fused_rows:
+        met = all(
+            x is not None
+            and x["wall"]["median"] <= TARGETS["adam_fused"]
+            and x["cpu"]["median"] <= TARGETS["adam_fused"]
+            for _, x in fused_rows
+        )
+        summary.append(
+            f"- Reference Adam at most {TARGETS['adam_fused']:g}x of `clip_grad_norm_` + "
+            f"`AdamW(fused=True)` on every shape set ({device}; wall/CPU medians): "
+            + "; ".join(f"{_label(row)} {medians(x) if x else 'failed'}" for row, x in fused_rows)
+            + f", {_verdict(met)} (minimums and the bandwidth floor in the Adam table)."
+        )
+    muon_rows = [(row, row["ratios"].get(muon_name)) for row in muon]
+    if muon_rows:
+        met = all(
+            x is not None and x["wall"]["median"] < TARGETS["muon"] and x["cpu"]["median"] < 1
+            for _, x in muon_rows
+        )
+        summary.append(
+            "- Reference Muon faster than `clip_grad_norm_` + `torch.optim.Muon` + "
+            f"`AdamW(fused=True)` for the rest on every shape set ({device}; wall/CPU medians): "
+            + "; ".join(f"{_label(row)} {medians(x) if x else 'failed'}" for row, x in muon_rows)
+            + f", {_verdict(met)}. The Newton-Schulz products (bfloat16 matrix multiplications,"
+            " the same calls in both) are most of either step where the matrices are large."
+        )
+    if any("memory" in row for row in rows):
         out += _memory(r, summary)
     state = all(
         row["state_bytes_per_parameter"]["ours"]
@@ -485,7 +557,7 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
             if k not in ("ours", "bandwidth floor")
         )
         + 1e-9
-        for row in r["rows"]
+        for row in rows
     )
     summary.append(
         f"- Reference optimizer state no larger than PyTorch's ({device}): {_verdict(state)}."
@@ -505,10 +577,10 @@ def _memory(r: dict[str, Any], summary: list[str]) -> list[str]:
         "and two more, above the resident set before them (the model and its gradients, the same for",
         "both); the whole process's peak beside it. Temporaries: the peak of the tensor bytes live",
         "during a later step above those at its start, from torch's profiler, which sees every",
-        "allocation. Minimum over the runs.",
+        "allocation. Minimum over the runs; measured with weight decay 0.1.",
         "",
-        "| size | optimizer | peak above baseline, ours / torch | ratio | process peak, ours / torch | "
-        "temporaries, ours / torch | ratio |",
+        "| shape set | optimizer | peak above baseline, ours / torch | ratio | "
+        "process peak, ours / torch | temporaries, ours / torch | ratio |",
         "|---|---|---|---|---|---|---|",
     ]
     verdicts = []
@@ -527,13 +599,14 @@ def _memory(r: dict[str, Any], summary: list[str]) -> list[str]:
         above_ratio = above["ours"] / above["torch"]
         temp_ratio = temps["ours"] / temps["torch"] if temps["torch"] else None
         out.append(
-            f"| {row['size']} | {row['optimizer']} | {_mb(above['ours'])} / {_mb(above['torch'])} | "
+            f"| `{_shapes(row)}` | {row['optimizer']} | "
+            f"{_mb(above['ours'])} / {_mb(above['torch'])} | "
             f"{above_ratio:.2f} | {_mb(peak['ours'])} / {_mb(peak['torch'])} | "
             f"{_mb(temps['ours'])} / {_mb(temps['torch'])} | "
             f"{'–' if temp_ratio is None else f'{temp_ratio:.2f}'} |"
         )
         if row["optimizer"] == "muon":
-            verdicts.append((row["size"], above_ratio, temp_ratio or 0.0))
+            verdicts.append((_shapes(row), above_ratio, temp_ratio or 0.0))
     if verdicts:
         met = all(a <= TARGETS["muon_memory"] and t <= 1 for _, a, t in verdicts)
         summary.append(

@@ -63,11 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     if "reference" in parts:
         print(f"reference on {args.device} ...", flush=True)
-        sizes = {"1M": reference_bench.SIZES["1M"]} if args.quick else reference_bench.SIZES
+        sets = reference_bench.QUICK_SETS if args.quick else tuple(reference_bench.SHAPE_SETS)
         results[f"reference_{args.device}"] = reference_bench.run(
             repeat=3 if args.quick else 15,
             device=args.device,
-            sizes=sizes,
+            sets=sets,
             memory_repeat=1 if args.quick else 2,
         )
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")

@@ -5,27 +5,37 @@ Every function here reproduces a PyTorch optimizer so that results can be checke
 * :func:`total_grad_norm` / :func:`clip_coefficient` / :func:`clip_gradients` follow
   ``torch.nn.utils.clip_grad_norm_`` (``get_total_norm`` + ``clip_grads_with_norm_``) operation
   for operation.
-* :func:`adam_update` runs PyTorch's fused AdamW kernel (``torch._fused_adamw_``, the kernel of
-  ``AdamW(fused=True)``) where it exists for the tensors' device and dtype, with the clip folded
-  into it: the kernel divides each gradient by ``grad_scale = 1 / clip_coef`` as it reads it, so
-  no separate pass scales the gradients. Against ``clip_grad_norm_`` + ``AdamW(fused=True)`` the
-  only difference is that division in place of the multiplication by ``clip_coef``: a few ULPs
-  per element. Against the default ``AdamW`` (the for-loop and foreach paths, which round
+* :func:`adam_update` is the dispatch, as ``torch.optim.adamw.adamw`` is: it groups the
+  parameters by device and dtype and runs each group through :func:`_fused_adamw`, PyTorch's
+  fused AdamW kernel (``torch._fused_adamw_``, the kernel of ``AdamW(fused=True)``) where it
+  exists for the group's device and dtype, else through :func:`_foreach_adamw`. The fused path
+  folds the clip into the kernel: the kernel divides each gradient by ``grad_scale =
+  1 / clip_coef`` as it reads it, so no separate pass scales the gradients. Against
+  ``clip_grad_norm_`` + ``AdamW(fused=True)`` the only difference is that division in place of
+  the multiplication by ``clip_coef``: a few ULPs per element, and none when the gradients are
+  not clipped. Against the default ``AdamW`` (the for-loop and foreach paths, which round
   ``sqrt(v) / sqrt(1 - beta2^t) + eps`` in another order than the fused kernel) elements agree to
   a few ULPs of the parameter's magnitude, and whole parameters to about 1e-7 of their norm.
-  Elsewhere :func:`adam_step` follows the *foreach* path of ``torch.optim.AdamW``
-  (``torch/optim/adam.py::_multi_tensor_adam``, ``capturable=False``) operation for operation,
-  after :func:`clip_gradients`, which is bit-identical to ``clip_grad_norm_`` +
-  ``AdamW(foreach=True)``.
+  :func:`_foreach_adamw` scales the gradients as :func:`clip_gradients` does and runs
+  :func:`adam_step`, the *foreach* path of ``torch.optim.AdamW``
+  (``torch/optim/adam.py::_multi_tensor_adam``, ``capturable=False``) operation for operation:
+  bit-identical to ``clip_grad_norm_`` + ``AdamW(foreach=True)``.
 * :func:`muon_step` / :func:`zeropower_via_newton_schulz` follow ``torch.optim.Muon`` with
-  ``nesterov=True`` (``torch/optim/_muon.py``), but orthogonalise several matrices of one shape in
-  a single batched Newton-Schulz call instead of one call per matrix (in batches no larger than
-  the largest matrix, so that its temporaries stay within torch's), and form the Nesterov update
-  in the gradient's own storage.
+  ``nesterov=True`` (``torch/optim/_muon.py``) bit for bit: each matrix is orthogonalised by the
+  same bfloat16 operations as torch's ``_zeropower_via_newtonschulz`` (the same matrix products
+  on operands of the same shapes and layouts), one matrix at a time. A batched product
+  (``torch.bmm`` over a stack of matrices) would not round as torch does: PyTorch picks a matmul
+  kernel, and with it the order in which each dot product is summed, from the sizes of the whole
+  call (on CPU a batch can go to oneDNN where one small matrix takes ATen's own kernel), so a
+  bfloat16 element now and then lands on the other side of a rounding boundary, and the
+  Newton-Schulz iteration carries that on. What the reference saves over torch is allocation:
+  the momentum and Nesterov updates are multi-tensor operations, the Nesterov update and the
+  widened orthogonalised update are formed in the gradient's own storage, and the bfloat16
+  scratch tensors of the iteration are allocated once per matrix shape and reused.
 
-The functions only do arithmetic.  They take plain lists of tensors that must all live on one
-device; request validation, non-finite refusal, sessions and threading belong to the caller.
-All functions run under ``torch.no_grad()``.
+The functions only do arithmetic.  They take plain lists of tensors; request validation,
+non-finite refusal, sessions and threading belong to the caller.  All functions run under
+``torch.no_grad()``.
 
 References:
     Loshchilov & Hutter, "Decoupled Weight Decay Regularization", https://arxiv.org/abs/1711.05101
@@ -37,9 +47,9 @@ References:
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, cast
 
 import torch
 from torch import Tensor
@@ -74,9 +84,21 @@ CLIP_EPS: float = 1e-6
 
 MuonScaling = Literal["original", "match_adam"]
 
-#: On CPU, element-wise multi-tensor maths runs over cache-sized blocks of this many elements
-#: (1 MiB per float32 tensor); see :func:`_cpu_blocks`.
-CPU_BLOCK_NUMEL: int = 1 << 18
+
+def _by_device_and_dtype(
+    lists: list[list[Tensor]],
+) -> list[tuple[tuple[torch.device, torch.dtype], list[list[Tensor]], list[int]]]:
+    """Parallel ``lists`` split by the device and dtype of the first list's tensors: each group's
+    (device, dtype), its lists and the indices of its tensors.  One C++ call, the grouping of
+    torch's optimizers and of ``clip_grad_norm_``, in its order of the groups."""
+    from torch.utils._foreach_utils import _group_tensors_by_device_and_dtype
+
+    grouped = _group_tensors_by_device_and_dtype(
+        cast(list[list[Tensor | None]], lists), with_indices=True
+    )
+    return [
+        (key, cast(list[list[Tensor]], group), indices) for key, (group, indices) in grouped.items()
+    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -92,9 +114,12 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
         \lVert g \rVert = \Big(\sum_i \lVert g_i \rVert_2^2\Big)^{1/2}
                         = \big\lVert (\lVert g_1 \rVert_2, \dots, \lVert g_n \rVert_2) \big\rVert_2
 
-    Computed like ``torch.nn.utils.get_total_norm``: one ``torch._foreach_norm`` over the
-    gradients (accumulated and returned in float32), then the norm of the stacked per-tensor
-    norms.  For float32 gradients the result is bit-identical to ``clip_grad_norm_``'s.
+    Computed like ``torch.nn.utils.get_total_norm``: the gradients grouped by device and dtype,
+    one ``torch._foreach_norm`` per group, then the norm of the stacked per-tensor norms (in
+    the groups' order).  Where torch computes each norm in the gradient's dtype, the reference
+    accumulates a narrower dtype's (bfloat16, float16) in float32 and rounds a wider one's
+    (float64) to float32; for float32 gradients it is torch's own call, and the result is
+    bit-identical to ``clip_grad_norm_``'s.
 
     The result is *not* checked: a NaN or infinite gradient entry yields a NaN or infinite norm,
     which the caller must test for (``torch.isfinite``) before clipping or stepping.  An empty
@@ -102,9 +127,18 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
     """
     if not grads:
         return torch.tensor(0.0, dtype=torch.float32)
-    device = grads[0].device
-    norms = torch._foreach_norm(grads, 2.0, dtype=torch.float32)
-    total: Tensor = torch.linalg.vector_norm(torch.stack([n.to(device) for n in norms]), 2.0)
+    first = grads[0].device
+    norms: list[Tensor] = []
+    for (device, dtype), [group], _ in _by_device_and_dtype([grads]):
+        group_norms: Sequence[Tensor]
+        if dtype is torch.float32:
+            group_norms = torch._foreach_norm(group, 2.0)
+        elif torch.promote_types(dtype, torch.float32) is torch.float32:
+            group_norms = torch._foreach_norm(group, 2.0, dtype=torch.float32)
+        else:  # a float32 norm would narrow the gradient: computed in its dtype, then rounded
+            group_norms = [n.to(torch.float32) for n in torch._foreach_norm(group, 2.0)]
+        norms.extend(group_norms if device == first else [n.to(first) for n in group_norms])
+    total: Tensor = torch.linalg.vector_norm(torch.stack(norms), 2.0)
     return total
 
 
@@ -144,44 +178,6 @@ def clip_gradients(grads: list[Tensor], max_norm: float, total_norm: Tensor) -> 
     if clip_coef is None or not grads:
         return
     torch._foreach_mul_(grads, clip_coef.to(grads[0].device))
-
-
-def _cpu_blocks(
-    lists: list[list[Tensor]], block: int | None = None
-) -> Iterator[list[list[Tensor]]]:
-    """Cut parallel tensor lists into batches of at most ``block`` elements, as lists of views.
-
-    A pure performance device, with no effect on the result (every element sees the same
-    operations): on CPU, ``torch._foreach_*`` ops run tensor by tensor over the whole list, so an
-    eight-op update streams every array through memory eight times and allocates full-size
-    temporaries.  Running all ops on one block of ~1 MiB per array before moving on keeps the
-    block in cache and the temporaries small (about 1.5-2x faster at 10M parameters).
-    Small tensors are grouped whole; a contiguous tensor larger than ``block`` is split into
-    flat views.  On other devices (CUDA's foreach kernels already chunk) the lists are yielded
-    unchanged.
-    """
-    if not lists[0] or lists[0][0].device.type != "cpu":
-        yield lists
-        return
-    if block is None:
-        block = CPU_BLOCK_NUMEL
-    batch: list[list[Tensor]] = [[] for _ in lists]
-    size = 0
-    for tensors in zip(*lists):
-        n = tensors[0].numel()
-        if size + n > block and size > 0:
-            yield batch
-            batch, size = [[] for _ in lists], 0
-        if n > block and all(t.is_contiguous() for t in tensors):
-            pieces = [t.view(-1).split(block) for t in tensors]
-            for chunk in zip(*pieces):
-                yield [[c] for c in chunk]
-            continue
-        for dst, t in zip(batch, tensors):
-            dst.append(t)
-        size += n
-    if size > 0:
-        yield batch
 
 
 # --------------------------------------------------------------------------------------------
@@ -250,6 +246,155 @@ def ensure_states(
 
 
 @torch.no_grad()
+def adam_update(
+    params: list[Tensor],
+    grads: list[Tensor],
+    states: list[AdamParamState],
+    *,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    clip_coef: Tensor | None = None,
+) -> None:
+    """Advance each parameter's own step count by one and apply one AdamW step to ``params``,
+    with the gradients first multiplied by ``clip_coef`` (:func:`clip_coefficient`) if given.
+
+    The dispatch of the two implementations, apart from their maths: the parameters are grouped
+    by device and dtype (one C++ call, as torch's optimizers do), and each group goes to
+    :func:`_fused_adamw` where :func:`fused_adam_supported`, else to :func:`_foreach_adamw`.
+    Step counts are per parameter, as in ``torch.optim.AdamW`` (a parameter skipped in an
+    earlier step because it had no gradient lags behind). ``grads`` are consumed: they hold the
+    clipped gradients afterwards.
+    """
+    for st in states:
+        st.step += 1
+    if not params:
+        return
+    exp_avgs = [st.exp_avg for st in states]
+    exp_avg_sqs = [st.exp_avg_sq for st in states]
+    steps = [st.step for st in states]
+    grouped = _by_device_and_dtype([params, grads, exp_avgs, exp_avg_sqs])
+    for _, (group_params, group_grads, group_avgs, group_avg_sqs), indices in grouped:
+        implementation = _fused_adamw if fused_adam_supported(group_params) else _foreach_adamw
+        implementation(
+            group_params,
+            group_grads,
+            group_avgs,
+            group_avg_sqs,
+            [steps[i] for i in indices],
+            lr=lr,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            weight_decay=weight_decay,
+            clip_coef=clip_coef,
+        )
+
+
+def fused_adam_supported(tensors: Sequence[Tensor]) -> bool:
+    """Whether PyTorch's fused AdamW kernel can update ``tensors``, a group of one device and
+    dtype (as :func:`adam_update` forms them; the first tensor speaks for the group): the kernel
+    exists in this torch, for their device, and they are real floating-point dense tensors
+    (what ``AdamW(fused=True)`` accepts)."""
+    if not tensors or not hasattr(torch, "_fused_adamw_"):
+        return False
+    from torch.utils._foreach_utils import _get_fused_kernels_supported_devices
+
+    first = tensors[0]
+    return (
+        first.device.type in _get_fused_kernels_supported_devices()
+        and first.is_floating_point()
+        and not first.is_complex()
+        and first.layout is torch.strided
+    )
+
+
+def _fused_adamw(
+    params: list[Tensor],
+    grads: list[Tensor],
+    exp_avgs: list[Tensor],
+    exp_avg_sqs: list[Tensor],
+    steps: list[int],
+    *,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    clip_coef: Tensor | None,
+) -> None:
+    """AdamW by one call of PyTorch's fused kernel over tensors of one device and dtype, the
+    clip folded in as the kernel's ``grad_scale`` (``1 / clip_coef``): the kernel reads each
+    gradient once, divides it by ``grad_scale`` and writes it back so scaled.  ``steps`` are the
+    parameters' new step counts. As ``torch/optim/adam.py::_fused_adam``, which increments
+    step tensors where the reference keeps integers."""
+    device = params[0].device
+    # the kernel reads each parameter's step from a float32 scalar tensor (never writes it);
+    # parameters with the same count share one
+    counts = {t: torch.tensor(float(t), dtype=torch.float32, device=device) for t in set(steps)}
+    grad_scale = None
+    if clip_coef is not None:
+        grad_scale = torch.reciprocal(clip_coef.to(device=device, dtype=torch.float32))
+    torch._fused_adamw_(
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        [],
+        [counts[t] for t in steps],
+        lr=lr,
+        beta1=beta1,
+        beta2=beta2,
+        weight_decay=weight_decay,
+        eps=eps,
+        amsgrad=False,
+        maximize=False,
+        grad_scale=grad_scale,
+        found_inf=None,
+    )
+
+
+def _foreach_adamw(
+    params: list[Tensor],
+    grads: list[Tensor],
+    exp_avgs: list[Tensor],
+    exp_avg_sqs: list[Tensor],
+    steps: list[int],
+    *,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    clip_coef: Tensor | None,
+) -> None:
+    """AdamW where the fused kernel does not exist: the gradients scaled as
+    ``clip_grads_with_norm_`` does, then one multi-tensor :func:`adam_step` per group of
+    parameters with the same new step count.  Bit-identical to ``clip_grad_norm_`` +
+    ``AdamW(foreach=True)``."""
+    if clip_coef is not None:
+        torch._foreach_mul_(grads, clip_coef.to(grads[0].device))
+    by_step: dict[int, list[int]] = defaultdict(list)
+    for i, t in enumerate(steps):
+        by_step[t].append(i)
+    for t, idx in by_step.items():
+        adam_step(
+            [params[i] for i in idx],
+            [grads[i] for i in idx],
+            [exp_avgs[i] for i in idx],
+            [exp_avg_sqs[i] for i in idx],
+            t,
+            lr=lr,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            weight_decay=weight_decay,
+        )
+
+
+@torch.no_grad()
 def adam_step(
     params: list[Tensor],
     grads: list[Tensor],
@@ -278,10 +423,10 @@ def adam_step(
         \end{aligned}
 
     This is the operation sequence of ``torch.optim.AdamW``'s foreach path
-    (``_multi_tensor_adam``, ``capturable=False``, ``amsgrad=False``, ``maximize=False``);
-    float32 results are bit-identical to ``AdamW(foreach=True)`` and to the default
-    single-tensor CPU path. :func:`adam_update` uses it where the fused kernel does not exist.  All maths runs as multi-tensor ``torch._foreach_*`` ops; on CPU
-    they are applied block by block (:func:`_cpu_blocks`), which changes speed, not values.
+    (``_multi_tensor_adam``, ``capturable=False``, ``amsgrad=False``, ``maximize=False``), as
+    multi-tensor ``torch._foreach_*`` ops; float32 results are bit-identical to
+    ``AdamW(foreach=True)`` and to the default single-tensor CPU path. :func:`adam_update` uses
+    it where the fused kernel does not exist.
 
     ``params``, ``grads``, ``exp_avgs`` and ``exp_avg_sqs`` are parallel lists on one device;
     ``grads`` are read only (already clipped by the caller).
@@ -298,122 +443,20 @@ def adam_step(
     step_size = (lr / bias_correction1) * -1
     bias_correction2_sqrt = bias_correction2**0.5
 
-    for p, g, m, v in _cpu_blocks([params, grads, exp_avgs, exp_avg_sqs]):
-        # Decoupled weight decay, before the moment updates (they do not read the parameter).
-        if weight_decay != 0:
-            torch._foreach_mul_(p, 1 - lr * weight_decay)
+    # Decoupled weight decay, before the moment updates (they do not read the parameter).
+    if weight_decay != 0:
+        torch._foreach_mul_(params, 1 - lr * weight_decay)
 
-        # First and second moment running averages.
-        torch._foreach_lerp_(m, g, 1 - beta1)
-        torch._foreach_mul_(v, beta2)
-        torch._foreach_addcmul_(v, g, g, 1 - beta2)
+    # First and second moment running averages.
+    torch._foreach_lerp_(exp_avgs, grads, 1 - beta1)
+    torch._foreach_mul_(exp_avg_sqs, beta2)
+    torch._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
 
-        # denom = sqrt(v) / sqrt(1 - beta2^t) + eps   (a temporary, as in torch)
-        denom = torch._foreach_sqrt(v)
-        torch._foreach_div_(denom, bias_correction2_sqrt)
-        torch._foreach_add_(denom, eps)
-        torch._foreach_addcdiv_(p, m, denom, step_size)
-
-
-def fused_adam_supported(tensors: Sequence[Tensor]) -> bool:
-    """Whether :func:`adam_update` can run PyTorch's fused AdamW kernel on ``tensors``: the
-    kernel exists in this torch, for their device, and they are real floating-point dense
-    tensors of one device and dtype (what ``AdamW(fused=True)`` accepts)."""
-    if not tensors or not hasattr(torch, "_fused_adamw_"):
-        return False
-    from torch.utils._foreach_utils import _get_fused_kernels_supported_devices
-
-    first = tensors[0]
-    if first.device.type not in _get_fused_kernels_supported_devices():
-        return False
-    if not first.is_floating_point() or first.is_complex():
-        return False
-    dtype, device = first.dtype, first.device
-    return (
-        all(t.dtype is dtype for t in tensors)
-        and all(t.device == device for t in tensors)
-        and all(t.layout is torch.strided for t in tensors)
-    )
-
-
-@torch.no_grad()
-def adam_update(
-    params: list[Tensor],
-    grads: list[Tensor],
-    states: list[AdamParamState],
-    *,
-    lr: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    weight_decay: float,
-    clip_coef: Tensor | None = None,
-) -> None:
-    """Advance each parameter's own step count by one and apply one AdamW step to ``params``,
-    with the gradients first multiplied by ``clip_coef`` (:func:`clip_coefficient`) if given.
-
-    Step counts are per parameter, as in ``torch.optim.AdamW`` (a parameter skipped in an
-    earlier step because it had no gradient lags behind). Where :func:`fused_adam_supported`,
-    this is one call of PyTorch's fused AdamW kernel over all parameters, with their own step
-    counts and the clip folded in as the kernel's ``grad_scale`` (``1 / clip_coef``): the
-    kernel reads each gradient once, divides it by ``grad_scale`` and writes it back so scaled.
-    Elsewhere the gradients are scaled with :func:`clip_gradients`' multiplication and each
-    group of parameters with the same new step count takes one multi-tensor
-    :func:`adam_step`. ``grads`` are consumed: they hold the clipped gradients afterwards.
-    """
-    for st in states:
-        st.step += 1
-    if not params:
-        return
-    exp_avgs = [st.exp_avg for st in states]
-    exp_avg_sqs = [st.exp_avg_sq for st in states]
-    if fused_adam_supported([*params, *grads, *exp_avgs, *exp_avg_sqs]):
-        device = params[0].device
-        # the kernel reads each parameter's step from a float32 scalar tensor (never writes it);
-        # parameters with the same count share one
-        counts: dict[int, Tensor] = {}
-        for st in states:
-            if st.step not in counts:
-                counts[st.step] = torch.tensor(float(st.step), dtype=torch.float32, device=device)
-        grad_scale = None
-        if clip_coef is not None:
-            grad_scale = torch.reciprocal(clip_coef.to(device=device, dtype=torch.float32))
-        torch._fused_adamw_(
-            params,
-            grads,
-            exp_avgs,
-            exp_avg_sqs,
-            [],
-            [counts[st.step] for st in states],
-            lr=lr,
-            beta1=beta1,
-            beta2=beta2,
-            weight_decay=weight_decay,
-            eps=eps,
-            amsgrad=False,
-            maximize=False,
-            grad_scale=grad_scale,
-            found_inf=None,
-        )
-        return
-    if clip_coef is not None:
-        torch._foreach_mul_(grads, clip_coef.to(grads[0].device))
-    groups: dict[int, list[int]] = defaultdict(list)
-    for i, st in enumerate(states):
-        groups[st.step].append(i)
-    for t, idx in groups.items():
-        adam_step(
-            [params[i] for i in idx],
-            [grads[i] for i in idx],
-            [exp_avgs[i] for i in idx],
-            [exp_avg_sqs[i] for i in idx],
-            t,
-            lr=lr,
-            beta1=beta1,
-            beta2=beta2,
-            eps=eps,
-            weight_decay=weight_decay,
-        )
+    # denom = sqrt(v) / sqrt(1 - beta2^t) + eps   (a temporary, as in torch)
+    denom = torch._foreach_sqrt(exp_avg_sqs)
+    torch._foreach_div_(denom, bias_correction2_sqrt)
+    torch._foreach_add_(denom, eps)
+    torch._foreach_addcdiv_(params, exp_avgs, denom, step_size)
 
 
 # --------------------------------------------------------------------------------------------
@@ -421,59 +464,66 @@ def adam_update(
 # --------------------------------------------------------------------------------------------
 
 
-def _newton_schulz_bf16(
-    G: Tensor, steps: int, eps: float = NS_EPS, *, overwrite: bool = False
-) -> Tensor:
-    """Batched quintic Newton-Schulz on a (..., A, B) stack; returns bfloat16, shape of ``G``.
+@dataclass
+class _NewtonSchulzScratch:
+    """The bfloat16 tensors Newton-Schulz uses for matrices of one ``rows x cols`` shape, made
+    once and reused matrix after matrix (torch allocates them anew for every product).
 
-    With ``overwrite`` (``G`` a contiguous bfloat16 scratch tensor of the caller's, with
-    ``A <= B``), ``G`` itself is normalised in place and serves as one of the two iterates'
-    buffers, so that the iteration allocates one more stack only; the result may be ``G``.
+    With ``m x k`` the wide orientation (``m <= k``): ``start`` receives the matrix rounded to
+    bfloat16 in its own orientation (torch's ``grad.bfloat16()``), and serves as the second
+    iterate once the first product has read it; ``other`` is the first iterate; ``gram`` and
+    ``poly`` hold the ``m x m`` Gram matrix ``X X^T`` and the polynomial of it.  As many
+    elements as torch's temporaries of one matrix.
     """
-    if G.ndim < 2:
-        raise ValueError(f"expected a (..., A, B) tensor, got shape {tuple(G.shape)}")
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
+
+    start: Tensor
+    other: Tensor
+    gram: Tensor
+    poly: Tensor
+
+    @classmethod
+    def of(cls, shape: tuple[int, ...], device: torch.device) -> "_NewtonSchulzScratch":
+        if len(shape) != 2:
+            raise ValueError(f"expected a matrix, got shape {shape}")
+        m, k = sorted(shape)
+        bf16 = torch.bfloat16
+        return cls(
+            start=torch.empty(shape, dtype=bf16, device=device),
+            other=torch.empty((m, k), dtype=bf16, device=device),
+            gram=torch.empty((m, m), dtype=bf16, device=device),
+            poly=torch.empty((m, m), dtype=bf16, device=device),
+        )
+
+
+def _newton_schulz(G: Tensor, steps: int, scratch: _NewtonSchulzScratch) -> Tensor:
+    """Orthogonalise the matrix ``G`` as ``torch.optim._muon._zeropower_via_newtonschulz`` does,
+    operation for operation and so bit for bit, in ``scratch``'s tensors; returns a bfloat16
+    view of ``G``'s shape into them (valid until ``scratch`` is used again)."""
     a, b, c = NS_COEFFICIENTS
-    rows, cols = G.shape[-2], G.shape[-1]
-    X = G.to(torch.bfloat16).reshape(-1, rows, cols)
-    transposed = rows > cols
-    if transposed:
-        X = X.mT  # work on the wide orientation: the Gram matrix X X^T is the small one
-    reuse = overwrite and not transposed and G.dtype == torch.bfloat16 and X.is_contiguous()
-    # Spectral norm <= Frobenius norm: scale so that all singular values are <= 1.
-    # Like torch.optim.Muon the norm is taken (and clamped) in bfloat16; out of place unless the
-    # caller gave its own scratch tensor, so that a bfloat16 input is never modified.
-    norm = X.norm(dim=(-2, -1), keepdim=True).clamp(min=eps)
-    X = X.div_(norm) if reuse else X / norm
-    # Preallocated outputs, reused across iterations: one allocation each instead of one per
-    # product (large fresh allocations cost page faults on CPU).  Same kernels, same results;
-    # baddbmm fuses the scaled add into the product like torch's addmm calls.
-    n, m, k = X.shape
-    gram, poly = X.new_empty(n, m, m), X.new_empty(n, m, m)
-    outs = (X.new_empty(n, m, k), X if reuse else X.new_empty(n, m, k))
+    rows, cols = G.shape
+    m, k = min(rows, cols), max(rows, cols)
+    scratch.start.copy_(G)  # G.bfloat16()
+    # A matrix with more rows than columns is orthogonalised through its transpose (a view, as
+    # torch's .T): the Gram matrix X X^T is then the small one.
+    X = scratch.start.T if rows > cols else scratch.start
+    # Spectral norm <= Frobenius norm: scale so that all singular values are <= 1 (the norm
+    # taken and clamped in bfloat16, like torch's).
+    X.div_(X.norm().clamp(min=NS_EPS))
+    # Each product writes into a scratch tensor that the next one reads; the iterate alternates
+    # between `other` and the storage of `start`, which the first product has consumed.
+    iterates = (scratch.other, scratch.start.view(m, k))
     for i in range(steps):
-        out = outs[i % 2]  # never the current X, which the products below still read
-        torch.bmm(X, X.mT, out=gram)  # A = X X^T
-        torch.baddbmm(gram, gram, gram, beta=b, alpha=c, out=poly)  # B = b A + c A^2
-        torch.baddbmm(X, poly, X, beta=a, out=out)  # X = a X + B X
+        out = iterates[i % 2]  # never the current X, which the products below still read
+        torch.mm(X, X.T, out=scratch.gram)  # A = X X^T
+        torch.addmm(scratch.gram, scratch.gram, scratch.gram, beta=b, alpha=c, out=scratch.poly)
+        torch.addmm(X, scratch.poly, X, beta=a, out=out)  # X = a X + (b A + c A^2) X
         X = out
-    if transposed:
-        X = X.mT
-    result: Tensor = X.reshape(G.shape)
-    return result
-
-
-def _ns_temporaries(shape: tuple[int, ...]) -> int:
-    """Elements that Newton-Schulz allocates for one ``A x B`` matrix: two ``m x k`` iterates and
-    two ``m x m`` products, with ``m <= k`` its sides."""
-    m, k = sorted(shape[-2:])
-    return 2 * m * k + 2 * m * m
+    return X.T if rows > cols else X
 
 
 @torch.no_grad()
 def zeropower_via_newton_schulz(G: Tensor, steps: int) -> Tensor:
-    r"""Approximately orthogonalise every matrix of a batch ``G`` of shape (..., A, B).
+    r"""Approximately orthogonalise a matrix ``G`` (or every matrix of a batch (..., A, B)).
 
     For :math:`G = U S V^\top` this returns roughly :math:`U S' V^\top` with
     :math:`S'_{ii} \in (0.5, 1.5)`, by ``steps`` iterations of the quintic map
@@ -481,14 +531,23 @@ def zeropower_via_newton_schulz(G: Tensor, steps: int) -> Tensor:
     .. math::
         X \leftarrow aX + (bXX^\top + c(XX^\top)^2)X,\qquad (a,b,c) = (3.4445, -4.7750, 2.0315)
 
-    started from :math:`X_0 = G / \max(\lVert G\rVert_F, 10^{-7})`.  As in
-    ``torch.optim.Muon``: the iteration runs in bfloat16, a matrix with more rows than columns is
-    transposed first (and back at the end), and the Frobenius norm is computed *in bfloat16* and
-    clamped below at ``eps = 1e-7`` before dividing.  Each matrix of the batch is scaled by its
-    own norm; all matrices go through one batched matmul per product.  Returns a new tensor in
-    ``G``'s dtype; ``G`` is not modified.
+    started from :math:`X_0 = G / \max(\lVert G\rVert_F, 10^{-7})`.  Exactly
+    ``torch.optim.Muon``'s ``_zeropower_via_newtonschulz`` on each matrix: the iteration runs in
+    bfloat16, a matrix with more rows than columns is transposed first (and back at the end),
+    and the Frobenius norm is computed *in bfloat16* and clamped below at ``eps = 1e-7`` before
+    dividing.  Returns a new tensor in ``G``'s dtype (the bfloat16 result, widened exactly);
+    ``G`` is not modified.
     """
-    return _newton_schulz_bf16(G, steps).to(G.dtype)
+    if G.ndim < 2:
+        raise ValueError(f"expected a (..., A, B) tensor, got shape {tuple(G.shape)}")
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    rows, cols = G.shape[-2], G.shape[-1]
+    scratch = _NewtonSchulzScratch.of((rows, cols), G.device)
+    result = torch.empty_like(G, memory_format=torch.contiguous_format)
+    for source, target in zip(G.reshape(-1, rows, cols), result.view(-1, rows, cols)):
+        target.copy_(_newton_schulz(source, steps, scratch))
+    return result
 
 
 def adjusted_lr(lr: float, scaling: MuonScaling, shape: tuple[int, ...]) -> float:
@@ -533,19 +592,22 @@ def muon_step(
             \theta &\leftarrow \theta - \mathrm{adjusted\_lr}(\gamma, A, B)\; O
         \end{aligned}
 
-    Weight decay uses the plain ``lr``; the update uses :func:`adjusted_lr`.  Element-wise work
-    is multi-tensor (``torch._foreach_*``); Newton-Schulz runs on the stacked updates of several
-    parameters of one shape at a time, in batches whose temporaries are no larger than those of
-    the largest matrix.  The bfloat16 orthogonalised update is widened exactly to float32 and
-    added to the parameter, as torch's ``p.add_(update)`` computes it.  ``grads`` are
-    overwritten (with the Nesterov update :math:`U`, then the widened orthogonalised update; the
-    caller clears them after the step), so that no full-size copy of the gradients is made.
+    Weight decay uses the plain ``lr``; the update uses :func:`adjusted_lr`.  The element-wise
+    work is multi-tensor (``torch._foreach_*``); each matrix is orthogonalised on its own, by
+    the same operations as torch's (see the module's docstring), in scratch tensors shared by
+    the matrices of one shape, so the results are bit-identical to torch's.  The bfloat16
+    orthogonalised update is widened exactly into the update's storage and added to the
+    parameter, as torch's ``p.add_(update)`` computes it.  ``grads`` are overwritten (with the
+    Nesterov update :math:`U`, then the widened orthogonalised update; the caller clears them
+    after the step), so that no full-size copy of the gradients is made.
     """
     if not params:
         return
     for p in params:
         if p.ndim != 2:
             raise ValueError(f"Muon only handles 2-D parameters, got shape {tuple(p.shape)}")
+    if ns_steps < 1:
+        raise ValueError(f"ns_steps must be >= 1, got {ns_steps}")
 
     torch._foreach_lerp_(momentum_buffers, grads, 1 - momentum)
     # The Nesterov update, in the gradients' own storage (no copy of every gradient at once).
@@ -558,34 +620,13 @@ def muon_step(
     by_shape: dict[tuple[int, ...], list[int]] = defaultdict(list)
     for i, u in enumerate(updates):
         by_shape[tuple(u.shape)].append(i)
-    # Matrices of one shape go through Newton-Schulz together, in batches whose temporaries
-    # (two iterates, the Gram matrix and the polynomial of it) take no more memory than those of
-    # the largest matrix alone: no more than torch's, which orthogonalises one matrix at a time.
-    budget = max(_ns_temporaries(shape) for shape in by_shape)
-
     for shape, idx in by_shape.items():
-        rows, cols = shape
-        transposed = rows > cols  # stacked in the wide orientation, so that it is contiguous
-        wide = (cols, rows) if transposed else (rows, cols)
-        per_batch = max(1, budget // _ns_temporaries(shape))
+        # One shape's scratch tensors at a time: the peak is that of the largest matrix alone.
+        scratch = _NewtonSchulzScratch.of(shape, updates[idx[0]].device)
         alpha = -adjusted_lr(lr, scaling, shape)
-        for start in range(0, len(idx), per_batch):
-            batch = idx[start : start + per_batch]
-            # Stack straight into bfloat16 (the rounding torch's .bfloat16() does), one copy.
-            stacked = torch.empty(
-                (len(batch), *wide), dtype=torch.bfloat16, device=params[0].device
-            )
-            sources = [updates[i].mT if transposed else updates[i] for i in batch]
-            torch._foreach_copy_(list(stacked.unbind(0)), sources)
-            ortho = _newton_schulz_bf16(stacked, ns_steps, overwrite=True)
-            # Widened (exactly) into the float32 storage the update came from, which is free
-            # again: adding float32 to float32 then needs no temporary copy of the result.
-            widened = [updates[i] for i in batch]
-            torch._foreach_copy_(widened, [o.mT if transposed else o for o in ortho.unbind(0)])
-            del stacked, ortho
-            torch._foreach_add_([params[i] for i in batch], widened, alpha=alpha)
-
-
-# --------------------------------------------------------------------------------------------
-# Partition
-# --------------------------------------------------------------------------------------------
+        for i in idx:
+            # Widened (exactly) into the storage the update came from, which is free again:
+            # adding it to the parameter then needs no temporary copy in the parameter's dtype.
+            updates[i].copy_(_newton_schulz(updates[i], ns_steps, scratch))
+            params[i].add_(updates[i], alpha=alpha)
+        del scratch

@@ -274,10 +274,11 @@ class LocalSession:
                 return self._failed(operation_id, definition.internal_error, message)
         names = [name for name, p in self._params.items() if p.grad is not None]
         total_norm = _optim.total_grad_norm([_grad(self._params[name]) for name in names])
-        if not torch.isfinite(total_norm):
+        norm = total_norm.item()  # the step's one host synchronisation before the update
+        if not math.isfinite(norm):
             if gradients is not None:
                 self._restore_gradients(before)
-            message = f"the total gradient norm is {total_norm.item()}; nothing was changed"
+            message = f"the total gradient norm is {norm}; nothing was changed"
             return self._failed(operation_id, definition.non_finite, message)
         saved = self._copy_state() if self._rollback else None
         try:
@@ -428,6 +429,11 @@ class LocalSession:
     def _apply(self, names: list[str], settings: _Settings, total_norm: Tensor) -> None:
         # The clip: Muon's gradients are scaled before Newton-Schulz; Adam's inside its kernel.
         clip_coef = _optim.clip_coefficient(settings.clip, total_norm)
+        if clip_coef is not None and clip_coef.item() == 1.0:
+            # Within the bound, clip_grad_norm_ multiplies every gradient by exactly 1, which
+            # changes nothing: the gradients are left as they are (Adam's kernel then reads them
+            # without writing them back). One more scalar read, after the finite check's.
+            clip_coef = None
         muon_names = [name for name in names if name in self._muon_names]
         adam_names = [name for name in names if name not in self._muon_names]
         if muon_names:
