@@ -20,6 +20,7 @@ from together_rl_runtime.settings import (
     NO_EFFECT_ROLE,
     OPTIMIZERS,
     SESSION_DEFAULTS,
+    SETTING_KINDS,
     SETTING_RANGES,
     SETTINGS,
     TOP_LEVEL_ROLES,
@@ -167,7 +168,7 @@ class Default:
 
     setting: str
     """``adam.weight_decay``, ``muon.momentum``, ``clip``, ..."""
-    value: float
+    value: float | bool
     path: str
     """The JSON path of the field that declares it."""
     pointer: str
@@ -250,7 +251,13 @@ def _declared_defaults(
             continue
         pointer = prop.schema.pointer
         for setting in rule.settings:
-            problem = SETTING_RANGES[setting.rpartition(".")[2]].problem(value)
+            name = setting.rpartition(".")[2]
+            limits = SETTING_RANGES.get(name)
+            boolean = SETTING_KINDS.get(name) == "boolean"
+            if isinstance(value, bool) != boolean:
+                problem: str | None = f"is not a {'boolean' if boolean else 'number'}"
+            else:
+                problem = limits.problem(value) if limits is not None else None
             if problem:
                 ignored[pointer] = (
                     f"{pointer}: the declared default {value!r} of `{path}` {problem}; the "
@@ -284,15 +291,13 @@ def _property(doc: ir.Document, top: ir.Object, path: str) -> ir.Property:
     return prop
 
 
-def _declared(schema: ir.Schema, doc: ir.Document) -> float | None:
-    """The number a field's schema declares as its default (beside a ``$ref``, or on its
-    target), where it declares one."""
+def _declared(schema: ir.Schema, doc: ir.Document) -> float | bool | None:
+    """The number (or boolean) a field's schema declares as its default (beside a ``$ref``, or
+    on its target), where it declares one."""
     for node in (schema, doc.resolve(schema)):
         value = node.default
         if node.has_default:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                return None
-            return value
+            return value if isinstance(value, (bool, int, float)) else None
     return None
 
 
@@ -374,8 +379,10 @@ class _Walker:
     ) -> Rule:
         if entry.role == NO_EFFECT_ROLE:
             return NoEffect()
-        if not (isinstance(schema, ir.Primitive) and schema.type in ("number", "integer")):
-            reason = f"its role `{entry.role}` needs a number, and its schema is not one"
+        kind = SETTING_KINDS.get(entry.role, "number")
+        types = ("boolean",) if kind == "boolean" else ("number", "integer")
+        if not (isinstance(schema, ir.Primitive) and schema.type in types):
+            reason = f"its role `{entry.role}` needs a {kind}, and its schema is not one"
             return self.refuse(prop, path, reason)
         if entry.role == "step.learning_rate":
             targets = (

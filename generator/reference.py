@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from together_rl_runtime.settings import SESSION_DEFAULTS
+from together_rl_runtime.settings import SESSION_DEFAULTS, SINCE, Sets
 
 from . import ir
 from .errors import SpecError
@@ -82,14 +82,23 @@ class ReferenceView:
 
     @property
     def session_defaults_text(self) -> str:
-        """The session defaults in words: ``Adam: learning_rate 0.0001, ...; clip 1.0``."""
+        """The session defaults in words: ``Adam: learning_rate 0.0001, ...; clip 1.0``; a setting
+        the runtime learned after its major version's first release only where this revision's
+        fields set it (the text of a package never depends on the runtime's newest release)."""
         groups = {"adam": "Adam", "muon": "Muon"}
+        used = {
+            s
+            for _, rules in self.rules.sessions
+            for _, r in rules
+            if isinstance(r, Sets)
+            for s in r.settings
+        }
         parts = []
         for group, title in groups.items():
             values = [
                 f"{setting.partition('.')[2]} {value!r}"
                 for setting, value in SESSION_DEFAULTS.items()
-                if setting.startswith(group + ".")
+                if setting.startswith(group + ".") and (setting not in SINCE or setting in used)
             ]
             parts.append(f"{title}: {', '.join(values)}")
         parts.append(f"clip {SESSION_DEFAULTS['clip']!r}")

@@ -34,19 +34,35 @@ def appended(tmp_path_factory):
     return project, revision_id, added, generated, Places(raw, spec), facts.of(spec)
 
 
-def test_generate_reports_the_new_field_and_the_changed_default(appended):
+def test_generate_notes_the_changed_default(appended):
     project, revision_id, _, generated, places, _ = appended
-    group = places.group("adam")
-    assert (
-        f"warning: spec/{revision_id}.yaml#{group.pointer}/properties/{NEW_FIELD}: the request "
-        f"field `"
-    ) in generated.stderr
     decay = places.setting("adam", "weight_decay")
     assert (
         f"note: spec/{revision_id}.yaml#{decay.schema.pointer}: revision {revision_id} declares "
         f"the default {decay.schema.default!r} for `"
     ) in generated.stderr
     assert "its reference applies the declared default" in generated.stderr
+
+
+def test_the_new_field_in_the_adam_group_is_applied_with_the_runtime_that_knows_it(appended):
+    """The new boolean field of the Adam group is AMSGrad, which the runtime applies from its
+    1.1 release: the revision's reference applies it, and its package requires that release."""
+    torch = pytest.importorskip("torch")
+    project, revision_id, _, generated, places, revision = appended
+    field = revision.field_for(revision_id, "adam", "adam.amsgrad")
+    assert field is not None and field.rpartition(".")[2].startswith(NEW_FIELD)
+    assert f"`{field}` of revision {revision_id} has no role" not in generated.stderr
+    load(revision_id, project / "generated")
+    reference = __import__(f"together_rl_{revision_id}.reference", fromlist=["LocalSession"])
+    model = torch.nn.Linear(2, 1)
+    session = reference.LocalSession(model, "adam")
+    model(torch.ones(1, 2)).sum().backward()
+    operation = session.optim_step(revision.body(revision_id, "adam", {"adam.amsgrad": True}))
+    assert operation.status in revision.statuses(revision_id, "succeeded")
+    assert session.last_settings["adam"]["amsgrad"] is True
+    assert all("max_exp_avg_sq" in s for s in session.state_dict()["adam"].values())
+    pyproject = (project / "generated" / revision_id / "pyproject.toml").read_text()
+    assert "together-rl-runtime>=1.1,<2" in pyproject
 
 
 def test_a_cancelled_operation_ends_a_wait_at_once(appended):

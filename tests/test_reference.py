@@ -300,6 +300,61 @@ def test_a_muon_training_run_equals_torch_bit_for_bit(scaling, clip):
             assert torch.equal(mine, theirs_param), f"step {step + 1}, {name}"
 
 
+@pytest.mark.parametrize("variant", ["fused", "default", "foreach"])
+def test_amsgrad_agrees_with_torch_adamw_amsgrad(variant, monkeypatch):
+    """A session whose default turns AMSGrad on (runtime 1.1) against ``clip_grad_norm_`` +
+    ``AdamW(amsgrad=True)``: as close as plain Adam is to AdamW, and bit for bit with the
+    foreach path where the fused kernel does not exist."""
+    from together_rl_runtime.reference import _optim as optim
+
+    if variant == "foreach":
+        monkeypatch.setattr(optim, "fused_adam_supported", lambda tensors: False)
+    ours, theirs = twin_models()
+    session = reference(facts.NEWEST).LocalSession(ours, "adam", amsgrad=True, **ADAM)
+    options = {"fused": True} if variant == "fused" else {"foreach": variant == "foreach"}
+    adamw = torch_adamw(theirs.parameters(), amsgrad=True, **options)
+    for step in range(20):
+        same_gradients(ours, theirs, step)
+        if step % 3 == 1:  # smaller gradients: the maxima, not the moments, decide
+            for p, q in zip(ours.parameters(), theirs.parameters()):
+                p.grad.mul_(0.1)
+                q.grad.mul_(0.1)
+        completed(session.optim_step(facts.required_body(facts.NEWEST)))
+        nn.utils.clip_grad_norm_(theirs.parameters(), 1.0)
+        adamw.step()
+        adamw.zero_grad(set_to_none=True)
+        for (name, mine), theirs_param in zip(ours.named_parameters(), theirs.parameters()):
+            if variant == "foreach":
+                assert torch.equal(mine, theirs_param), f"step {step + 1}, {name}"
+                continue
+            error = (mine - theirs_param).abs().max().item()
+            assert error <= ADAM_ULPS * ulp_of_magnitude(theirs_param), f"step {step + 1}, {name}"
+    assert session.last_settings["adam"]["amsgrad"] is True
+
+
+def test_amsgrad_maxima_start_at_their_first_step_and_are_saved():
+    model, _ = twin_models()
+    plain = reference(facts.NEWEST).LocalSession(model, "adam")
+    backward(model, 0)
+    completed(plain.optim_step(facts.required_body(facts.NEWEST)))
+    assert all("max_exp_avg_sq" not in s for s in plain.state_dict()["adam"].values())
+    turned_on = reference(facts.NEWEST).LocalSession(model, "adam", amsgrad=True)
+    turned_on.load_state_dict(plain.state_dict())
+    backward(model, 1)
+    completed(turned_on.optim_step(facts.required_body(facts.NEWEST)))
+    saved = turned_on.state_dict()["adam"]
+    for state in saved.values():  # the running maximum starts from this step's moments
+        assert torch.equal(state["max_exp_avg_sq"], state["exp_avg_sq"])
+    again = reference(facts.NEWEST).LocalSession(model, "adam", amsgrad=True)
+    again.load_state_dict(turned_on.state_dict())
+    assert all(
+        torch.equal(a["max_exp_avg_sq"], b["max_exp_avg_sq"])
+        for a, b in zip(saved.values(), again.state_dict()["adam"].values())
+    )
+    with pytest.raises(reference(facts.NEWEST).ConfigurationError, match="True or False"):
+        reference(facts.NEWEST).LocalSession(model, "adam", amsgrad=1)
+
+
 @pytest.mark.parametrize(
     "shape", [(16, 16), (48, 16), (16, 48), (8, 5), (64, 64), (200, 40), (40, 200), (1, 30)]
 )

@@ -105,15 +105,17 @@ def test_a_runtime_change_needs_a_new_runtime_version_and_changes_no_released_pa
     project = fresh(released, tmp_path)
     core = project / "runtime" / "together_rl_runtime" / "_client.py"
     core.write_text(core.read_text().replace("DEFAULT_MAX_RETRIES = 2", "DEFAULT_MAX_RETRIES = 3"))
+    version = project / "runtime" / "together_rl_runtime" / "_version.py"
+    current = re.search(r'^__version__ = "(.+)"$', version.read_text(), re.M).group(1)
     refused = run(project, "generate")
     assert refused.returncode == 1
-    assert "together-rl-runtime 1.0.0 is released, and these files differ from it:" in (
+    assert f"together-rl-runtime {current} is released, and these files differ from it:" in (
         refused.stderr
     )
     assert "  runtime/together_rl_runtime/_client.py" in refused.stderr
     assert "runtime/together_rl_runtime/_version.py" in refused.stderr  # where to bump it
-    version = project / "runtime" / "together_rl_runtime" / "_version.py"
-    version.write_text(version.read_text().replace('"1.0.0"', '"1.0.1"'))
+    major, minor, patch = map(int, current.split("."))
+    version.write_text(version.read_text().replace(current, f"{major}.{minor}.{patch + 1}"))
     before = read_tree(project / "generated")
     generated = run(project, "generate")
     assert generated.returncode == 0, generated.stderr

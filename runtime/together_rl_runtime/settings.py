@@ -19,6 +19,7 @@ __all__ = [
     "OPTIMIZERS",
     "SESSION_DEFAULTS",
     "SETTINGS",
+    "SETTING_KINDS",
     "SINCE",
     "SETTING_RANGES",
     "TOP_LEVEL_ROLES",
@@ -60,14 +61,21 @@ class Range:
 
 SETTINGS: Mapping[Optimizer, frozenset[str]] = MappingProxyType(
     {
-        "adam": frozenset({"learning_rate", "weight_decay", "clip", "beta1", "beta2", "eps"}),
+        "adam": frozenset(
+            {"learning_rate", "weight_decay", "clip", "beta1", "beta2", "eps", "amsgrad"}
+        ),
         "muon": frozenset(
             {"learning_rate", "weight_decay", "clip", "momentum", "newton_schulz_steps"}
         ),
     }
 )
 """Which settings a group of each optimizer's overrides may set (``clip`` is the step's gradient
-clip value, whichever group sets it)."""
+clip value, whichever group sets it; ``amsgrad`` whether Adam keeps the maximum of its second
+moments, as ``torch.optim.AdamW(amsgrad=True)``)."""
+
+SETTING_KINDS: Mapping[str, Literal["number", "boolean"]] = MappingProxyType({"amsgrad": "boolean"})
+"""The settings that are not numbers (a field that sets one must be a boolean); every other
+setting is a number."""
 
 SETTING_RANGES: Mapping[str, Range] = MappingProxyType(
     {
@@ -81,7 +89,7 @@ SETTING_RANGES: Mapping[str, Range] = MappingProxyType(
         "newton_schulz_steps": Range(1, 100),
     }
 )
-"""The range of every setting; a request or a default outside it is refused."""
+"""The range of every number setting; a request or a default outside it is refused."""
 
 SESSION_DEFAULTS: Mapping[str, float] = MappingProxyType(
     {
@@ -90,6 +98,7 @@ SESSION_DEFAULTS: Mapping[str, float] = MappingProxyType(
         "adam.beta2": 0.95,
         "adam.eps": 1e-8,
         "adam.weight_decay": 0.0,
+        "adam.amsgrad": False,
         "muon.learning_rate": 0.02,
         "muon.momentum": 0.95,
         "muon.newton_schulz_steps": 5,
@@ -100,7 +109,7 @@ SESSION_DEFAULTS: Mapping[str, float] = MappingProxyType(
 """What a step uses for a setting where neither its request nor its revision's document says,
 by ``<optimizer>.<setting>`` (``clip`` alone)."""
 
-SINCE: Mapping[str, str] = MappingProxyType({})
+SINCE: Mapping[str, str] = MappingProxyType({"adam.amsgrad": "1.1"})
 """The runtime release (``major.minor``) from which the reference applies a setting, for those
 added after the major version's first release: a package whose fields set one requires that
 release."""

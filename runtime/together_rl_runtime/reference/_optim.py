@@ -197,6 +197,8 @@ class AdamParamState:
     exp_avg: Tensor
     exp_avg_sq: Tensor
     step: int = 0
+    max_exp_avg_sq: Tensor | None = None
+    """The maximum of the second moments over the steps with AMSGrad on (made at the first)."""
 
 
 @dataclass
@@ -257,9 +259,13 @@ def adam_update(
     eps: float,
     weight_decay: float,
     clip_coef: Tensor | None = None,
+    amsgrad: bool = False,
 ) -> None:
     """Advance each parameter's own step count by one and apply one AdamW step to ``params``,
     with the gradients first multiplied by ``clip_coef`` (:func:`clip_coefficient`) if given.
+    With ``amsgrad``, the step divides by the maximum of the second moments so far (AMSGrad, as
+    ``torch.optim.AdamW(amsgrad=True)``); a parameter's maximum starts at its first step with
+    AMSGrad on.
 
     The dispatch of the two implementations, apart from their maths: the parameters are grouped
     by device and dtype (one C++ call, as torch's optimizers do), and each group goes to
@@ -275,14 +281,25 @@ def adam_update(
     exp_avgs = [st.exp_avg for st in states]
     exp_avg_sqs = [st.exp_avg_sq for st in states]
     steps = [st.step for st in states]
-    grouped = _by_device_and_dtype([params, grads, exp_avgs, exp_avg_sqs])
-    for _, (group_params, group_grads, group_avgs, group_avg_sqs), indices in grouped:
+    maxima: list[Tensor] = []
+    if amsgrad:
+        for st in states:
+            if st.max_exp_avg_sq is None:
+                st.max_exp_avg_sq = torch.zeros_like(st.exp_avg_sq)
+            maxima.append(st.max_exp_avg_sq)
+    tensors = [params, grads, exp_avgs, exp_avg_sqs, *([maxima] if amsgrad else [])]
+    for (
+        _,
+        (group_params, group_grads, group_avgs, group_avg_sqs, *group_maxima),
+        indices,
+    ) in _by_device_and_dtype(tensors):
         implementation = _fused_adamw if fused_adam_supported(group_params) else _foreach_adamw
         implementation(
             group_params,
             group_grads,
             group_avgs,
             group_avg_sqs,
+            group_maxima[0] if group_maxima else [],
             [steps[i] for i in indices],
             lr=lr,
             beta1=beta1,
@@ -316,6 +333,7 @@ def _fused_adamw(
     grads: list[Tensor],
     exp_avgs: list[Tensor],
     exp_avg_sqs: list[Tensor],
+    max_exp_avg_sqs: list[Tensor],
     steps: list[int],
     *,
     lr: float,
@@ -328,8 +346,9 @@ def _fused_adamw(
     """AdamW by one call of PyTorch's fused kernel over tensors of one device and dtype, the
     clip folded in as the kernel's ``grad_scale`` (``1 / clip_coef``): the kernel reads each
     gradient once, divides it by ``grad_scale`` and writes it back so scaled.  ``steps`` are the
-    parameters' new step counts. As ``torch/optim/adam.py::_fused_adam``, which increments
-    step tensors where the reference keeps integers."""
+    parameters' new step counts; AMSGrad where ``max_exp_avg_sqs`` are given. As
+    ``torch/optim/adam.py::_fused_adam``, which increments step tensors where the reference
+    keeps integers."""
     device = params[0].device
     # the kernel reads each parameter's step from a float32 scalar tensor (never writes it);
     # parameters with the same count share one
@@ -342,14 +361,14 @@ def _fused_adamw(
         grads,
         exp_avgs,
         exp_avg_sqs,
-        [],
+        max_exp_avg_sqs,
         [counts[t] for t in steps],
         lr=lr,
         beta1=beta1,
         beta2=beta2,
         weight_decay=weight_decay,
         eps=eps,
-        amsgrad=False,
+        amsgrad=bool(max_exp_avg_sqs),
         maximize=False,
         grad_scale=grad_scale,
         found_inf=None,
@@ -361,6 +380,7 @@ def _foreach_adamw(
     grads: list[Tensor],
     exp_avgs: list[Tensor],
     exp_avg_sqs: list[Tensor],
+    max_exp_avg_sqs: list[Tensor],
     steps: list[int],
     *,
     lr: float,
@@ -391,6 +411,7 @@ def _foreach_adamw(
             beta2=beta2,
             eps=eps,
             weight_decay=weight_decay,
+            max_exp_avg_sqs=[max_exp_avg_sqs[i] for i in idx] if max_exp_avg_sqs else None,
         )
 
 
@@ -407,6 +428,7 @@ def adam_step(
     beta2: float,
     eps: float,
     weight_decay: float,
+    max_exp_avg_sqs: list[Tensor] | None = None,
 ) -> None:
     r"""One AdamW step (Adam with decoupled weight decay) on ``params``, in place.
 
@@ -422,8 +444,12 @@ def adam_step(
                 \frac{m}{\sqrt{v}\,/\sqrt{1-\beta_2^t} + \epsilon}
         \end{aligned}
 
+    With ``max_exp_avg_sqs`` (AMSGrad, Reddi et al., https://arxiv.org/abs/1904.09237), the
+    maxima are raised to :math:`v` and divide in its place: :math:`\hat v \leftarrow
+    \max(\hat v, v)`, then :math:`\sqrt{\hat v}` in the denominator.
+
     This is the operation sequence of ``torch.optim.AdamW``'s foreach path
-    (``_multi_tensor_adam``, ``capturable=False``, ``amsgrad=False``, ``maximize=False``), as
+    (``_multi_tensor_adam``, ``capturable=False``, ``maximize=False``), as
     multi-tensor ``torch._foreach_*`` ops; float32 results are bit-identical to
     ``AdamW(foreach=True)`` and to the default single-tensor CPU path. :func:`adam_update` uses
     it where the fused kernel does not exist.
@@ -452,8 +478,13 @@ def adam_step(
     torch._foreach_mul_(exp_avg_sqs, beta2)
     torch._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
 
-    # denom = sqrt(v) / sqrt(1 - beta2^t) + eps   (a temporary, as in torch)
-    denom = torch._foreach_sqrt(exp_avg_sqs)
+    # denom = sqrt(v) / sqrt(1 - beta2^t) + eps   (a temporary, as in torch); with AMSGrad
+    # the running maximum of v in its place
+    if max_exp_avg_sqs is not None:
+        torch._foreach_maximum_(max_exp_avg_sqs, exp_avg_sqs)
+        denom = torch._foreach_sqrt(max_exp_avg_sqs)
+    else:
+        denom = torch._foreach_sqrt(exp_avg_sqs)
     torch._foreach_div_(denom, bias_correction2_sqrt)
     torch._foreach_add_(denom, eps)
     torch._foreach_addcdiv_(params, exp_avgs, denom, step_size)

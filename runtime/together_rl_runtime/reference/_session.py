@@ -28,7 +28,15 @@ from .._exceptions import (
     ValidationError,
 )
 from .._model import Model, at
-from ..settings import SESSION_DEFAULTS, SETTING_RANGES, Group, Refused, Rule, Sets
+from ..settings import (
+    SESSION_DEFAULTS,
+    SETTING_KINDS,
+    SETTING_RANGES,
+    Group,
+    Refused,
+    Rule,
+    Sets,
+)
 from . import _optim
 from ._definition import ReferenceRevision
 
@@ -60,7 +68,7 @@ class _Choice:
     """A request field's value for a setting."""
 
     path: str
-    value: float
+    value: float | bool
     fallback: bool
 
 
@@ -93,11 +101,13 @@ class LocalSession:
     A setting a step's request leaves out takes the default the revision's document declares
     for its field (``revision.defaults``), else the session default (``ADAM_DEFAULTS``,
     ``MUON_DEFAULTS``, a clip value of 1.0). ``defaults`` override both. An Adam session takes
-    ``learning_rate``,
-    ``beta1``, ``beta2``, ``eps``, ``weight_decay`` and ``grad_clip_norm``; a Muon session takes
-    ``learning_rate``, ``momentum``, ``newton_schulz_steps``, ``weight_decay``,
-    ``grad_clip_norm``, and ``adam_learning_rate``, ``adam_beta1``, ``adam_beta2``, ``adam_eps``,
-    ``adam_weight_decay`` for its Adam-handled parameters.
+    ``learning_rate``, ``beta1``, ``beta2``, ``eps``, ``weight_decay``, ``amsgrad`` (True or
+    False) and ``grad_clip_norm``; a Muon session takes ``learning_rate``, ``momentum``,
+    ``newton_schulz_steps``, ``weight_decay``, ``grad_clip_norm``, and ``adam_learning_rate``,
+    ``adam_beta1``, ``adam_beta2``, ``adam_eps``, ``adam_weight_decay``, ``adam_amsgrad`` for its
+    Adam-handled parameters. With AMSGrad on, Adam divides by the maximum of each parameter's
+    second moments since its first step with AMSGrad (``torch.optim.AdamW(amsgrad=True)`` when
+    it is on from the start); a step with it off leaves those maxima as they are.
 
     Gradients accumulate in ``param.grad`` as usual; :meth:`optim_step` consumes them. Steps run
     one at a time, in the order they were submitted, also from several threads.
@@ -186,7 +196,12 @@ class LocalSession:
                 raise ConfigurationError(
                     f"unknown session default {key!r} for a {optimizer} session"
                 )
-            if (
+            if SETTING_KINDS.get(name) == "boolean":
+                if not isinstance(value, bool):
+                    raise ConfigurationError(
+                        f"session default {key} must be True or False, got {value!r}"
+                    )
+            elif (
                 isinstance(value, bool)
                 or not isinstance(value, (int, float))
                 or not math.isfinite(value)
@@ -194,9 +209,10 @@ class LocalSession:
                 raise ConfigurationError(
                     f"session default {key} must be a finite number, got {value!r}"
                 )
-            problem = SETTING_RANGES[name].problem(value)
-            if problem:
-                raise ConfigurationError(f"session default {key} {problem}, got {value!r}")
+            else:
+                problem = SETTING_RANGES[name].problem(value)
+                if problem:
+                    raise ConfigurationError(f"session default {key} {problem}, got {value!r}")
             if table is None:
                 clip = value
             else:
@@ -353,14 +369,7 @@ class LocalSession:
                 "operations": {key: op.to_dict() for key, op in self._operations.items()},
                 "idempotency_keys": {key: list(entry) for key, entry in self._keys.items()},
                 "parameters": {name: p.detach().clone() for name, p in self._params.items()},
-                "adam": {
-                    name: {
-                        "exp_avg": s.exp_avg.clone(),
-                        "exp_avg_sq": s.exp_avg_sq.clone(),
-                        "step": s.step,
-                    }
-                    for name, s in self._adam_state.items()
-                },
+                "adam": {name: _adam_saved(s) for name, s in self._adam_state.items()},
                 "muon": {
                     name: {"momentum_buffer": s.momentum_buffer.clone()}
                     for name, s in self._muon_state.items()
@@ -387,7 +396,10 @@ class LocalSession:
                     self._params[name].copy_(value)
             self._adam_state = {
                 name: _optim.AdamParamState(
-                    s["exp_avg"].clone(), s["exp_avg_sq"].clone(), int(s["step"])
+                    s["exp_avg"].clone(),
+                    s["exp_avg_sq"].clone(),
+                    int(s["step"]),
+                    s["max_exp_avg_sq"].clone() if "max_exp_avg_sq" in s else None,
                 )
                 for name, s in state["adam"].items()
             }
@@ -466,6 +478,7 @@ class LocalSession:
                 eps=settings.adam["eps"],
                 weight_decay=settings.adam["weight_decay"],
                 clip_coef=clip_coef,
+                amsgrad=bool(settings.adam["amsgrad"]),
             )
 
     # -- bookkeeping --------------------------------------------------------------------------------
@@ -514,13 +527,26 @@ def _fields_set(
             yield path, value, rule
 
 
+def _adam_saved(state: _optim.AdamParamState) -> dict[str, Any]:
+    """One parameter's Adam state as ``state_dict`` saves it (the AMSGrad maxima where made)."""
+    saved: dict[str, Any] = {
+        "exp_avg": state.exp_avg.clone(),
+        "exp_avg_sq": state.exp_avg_sq.clone(),
+        "step": state.step,
+    }
+    if state.max_exp_avg_sq is not None:
+        saved["max_exp_avg_sq"] = state.max_exp_avg_sq.clone()
+    return saved
+
+
 def _choose(chosen: dict[str, _Choice], setting: str, choice: _Choice) -> None:
     """Record ``choice`` for ``setting``: it is checked against the setting's range, a group's
     value wins over a step-level one, and two values of the same standing must be equal."""
     name = setting.rpartition(".")[2]
-    problem = SETTING_RANGES[name].problem(choice.value)
-    if problem:
-        raise _InvalidInput(choice.path, choice.value, problem)
+    if name in SETTING_RANGES:
+        problem = SETTING_RANGES[name].problem(choice.value)
+        if problem:
+            raise _InvalidInput(choice.path, choice.value, problem)
     earlier = chosen.get(setting)
     if earlier is None or (earlier.fallback and not choice.fallback):
         chosen[setting] = choice
