@@ -150,6 +150,11 @@ def _parser() -> argparse.ArgumentParser:
         "--distribution", help="with --spec: the distribution's name (default: from the package)"
     )
     generate.add_argument(
+        "--env-prefix",
+        help="with --spec: the prefix of the environment variables the client reads, "
+        "PREFIX_API_KEY and PREFIX_BASE_URL (default: the package's name in capitals)",
+    )
+    generate.add_argument(
         "--version",
         dest="package_version",
         help="with --spec: the package's version (default: the document's, where pip accepts it)",
@@ -470,7 +475,10 @@ def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
         raise GeneratorError(f"--package {name!r} is not a Python package name")
     distribution = args.distribution or name.replace("_", "-")
     prose = title if title.lower().endswith(("api", "apis")) else f"{title} API"
-    return PackageInfo(name, distribution, f"the {prose}", False)
+    prefix = args.env_prefix or name.upper()
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", prefix):
+        raise GeneratorError(f"--env-prefix {prefix!r} is not the start of a variable's name")
+    return PackageInfo(name, distribution, f"the {prose}", False, env_prefix=prefix)
 
 
 def _check(args: argparse.Namespace) -> int:

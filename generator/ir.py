@@ -245,6 +245,10 @@ class Operation:
     parameters: tuple[Parameter, ...] = ()
     request_body: RequestBody | None = None
     responses: tuple[Response, ...] = ()
+    security: tuple[tuple[str, ...], ...] | None = None
+    """The operation's own security requirements: alternatives, each the schemes it needs
+    together (an empty one allows a call without credentials); ``None`` where the operation
+    takes the document's."""
 
     @property
     def key(self) -> str:
@@ -267,6 +271,10 @@ class SecurityScheme:
     scheme: str | None = None
     bearer_format: str | None = None
     description: str | None = None
+    location: str | None = None
+    """For an ``apiKey`` scheme: where the key travels (``header``, ``query``, ``cookie``)."""
+    parameter: str | None = None
+    """For an ``apiKey`` scheme: the name of the header, query parameter or cookie."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -308,6 +316,9 @@ class Document:
     servers: tuple[str, ...] = ()
     security: tuple[str, ...] = ()
     """Names of the security schemes required by default (the document's global ``security``)."""
+    requirements: tuple[tuple[str, ...], ...] = ()
+    """The document's global security requirements, as alternatives (see
+    :attr:`Operation.security`)."""
     security_schemes: tuple[SecurityScheme, ...] = ()
     operations: tuple[Operation, ...] = ()
     schemas: dict[str, Schema] = field(default_factory=dict)

@@ -320,6 +320,7 @@ class _Parser:
                 for i, s in enumerate(raw.get("servers") or ())
             ),
             security=self.security(raw.get("security"), "/security"),
+            requirements=self.requirements(raw.get("security"), "/security") or (),
             security_schemes=self.security_schemes(components, "/components/securitySchemes"),
             operations=tuple(operations),
             schemas=schemas,
@@ -411,6 +412,17 @@ class _Parser:
             for name in self.mapping(req, join(pointer, i), "a requirement")
         )
 
+    def requirements(self, node: Any, pointer: str) -> tuple[tuple[str, ...], ...] | None:
+        """Security requirements as alternatives of scheme names (``None`` where not given)."""
+        if node is None:
+            return None
+        if not isinstance(node, list):
+            raise self.error(pointer, f"must be a list, got {_kind(node)}")
+        return tuple(
+            tuple(str(name) for name in self.mapping(req, join(pointer, i), "a requirement"))
+            for i, req in enumerate(node)
+        )
+
     def security_schemes(
         self, components: Mapping[str, Any], pointer: str
     ) -> tuple[ir.SecurityScheme, ...]:
@@ -429,6 +441,8 @@ class _Parser:
                     scheme=self.string(node, "scheme", here),
                     bearer_format=self.string(node, "bearerFormat", here),
                     description=self.string(node, "description", here),
+                    location=self.string(node, "in", here),
+                    parameter=self.string(node, "name", here),
                 )
             )
         return tuple(result)
@@ -514,6 +528,7 @@ class _Parser:
                 self.response(str(status), value, join(pointer, "responses", str(status)))
                 for status, value in responses_node.items()
             ),
+            security=self.requirements(node.get("security"), join(pointer, "security")),
         )
 
     def parameters(self, nodes: Any, pointer: str) -> tuple[ir.Parameter, ...]:

@@ -7,7 +7,7 @@ import json
 import re
 import urllib.parse
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, cast
 
 from . import ir
 from .errors import SpecError, UnsupportedConstructError
@@ -196,6 +196,10 @@ class PyOperation:
     removed_fields: tuple[tuple[str, str], ...] = ()
     """``(argument name, "was removed in revision ...")`` for body fields of earlier revisions:
     passing one raises RevisionMismatchError rather than Python's bare TypeError."""
+    auth: str | None = None
+    """The security scheme whose credentials the call sends (``None``: none)."""
+    auth_optional: bool = False
+    """Whether the operation also takes calls without credentials."""
 
     @property
     def body_model(self) -> str | None:
@@ -360,6 +364,16 @@ class PyWaiter:
 
 
 @dataclass(frozen=True)
+class PyAuthScheme:
+    """A security scheme of the document, as the runtime's ``AuthScheme`` sends the key."""
+
+    name: str
+    """The scheme's name in the document (what an operation's requirement names)."""
+    kind: Literal["bearer", "basic", "header", "query", "cookie"]
+    parameter: str = "Authorization"
+
+
+@dataclass(frozen=True)
 class PyClient:
     operations: tuple[PyOperation, ...]
     waiters: tuple[PyWaiter, ...]
@@ -369,6 +383,16 @@ class PyClient:
     """The models of the operations' error responses."""
     models: tuple[str, ...]
     """Model classes the client module uses."""
+    schemes: tuple[PyAuthScheme, ...] = ()
+    """The security schemes the operations send credentials by."""
+    revision_package: bool = False
+    """A package of the Together RL API's stream of revisions (whose docs speak of training),
+    rather than of one document of any API."""
+
+    @property
+    def key_required(self) -> bool:
+        """Whether every operation needs the API key (then the client needs it when made)."""
+        return all(op.auth is not None and not op.auth_optional for op in self.operations)
 
     @property
     def base_url(self) -> str:
@@ -407,7 +431,7 @@ class PyClient:
                 "key with every retry, so that the server applies the call once)"
             )
         text += "."
-        if unsafe:
+        if unsafe and self.revision_package:
             names = ", ".join(f"``{name}``" for name in unsafe)
             text += (
                 f" In this revision {names} {'carries' if len(unsafe) == 1 else 'carry'} no "
@@ -415,6 +439,13 @@ class PyClient:
                 "received it (an optimizer step applied twice silently corrupts a training run): "
                 "it is retried only when it provably was not processed, that is when the "
                 "connection failed before the request was sent, or on 429."
+            )
+        elif unsafe:
+            text += (
+                " Any other call is never sent twice when the server may have received it (the "
+                "server could do its work twice): it is retried only when it provably was not "
+                "processed, that is when the connection failed before the request was sent, or "
+                "on 429."
             )
         return text
 
@@ -426,6 +457,8 @@ class PyClient:
         argument can shadow them."""
         ops = self.operations
         used = {"AsyncAPIClient", "ClientSpec", "SyncAPIClient"}
+        if self.schemes:
+            used.add("AuthScheme")
         used |= frozenset().union(*(op.helpers for op in ops))
         if any(not f.required for op in ops for f in op.body_fields):
             used |= {"UNSET", "Unset"}
@@ -510,11 +543,17 @@ class PyClient:
 
 
 def build_client(
-    doc: ir.Document, module: PyModule, statuses: StatusKinds | None = None
+    doc: ir.Document,
+    module: PyModule,
+    statuses: StatusKinds | None = None,
+    *,
+    revision_package: bool = False,
 ) -> PyClient:
     """The client of ``doc``, its methods and arguments named as ``module.names`` says;
     ``statuses`` says what each status value means to a waiter (``None``: read from the values'
-    names)."""
+    names). A package of one document names how each operation sends the API key; a revision's
+    package (``revision_package``) sends it as a bearer token on every request, the runtime's
+    default and the API's scheme."""
     names = module.names
     assert names is not None
     operations: list[PyOperation] = []
@@ -531,12 +570,18 @@ def build_client(
     used = frozenset().union(*(op.classes for op in operations))
     used |= {w.status_enum for w in waiters}
     errors = {op.error_model for op in operations if op.error_model}
+    schemes = auth_schemes(doc)
+    named = {op.auth for op in operations if op.auth is not None}
     return PyClient(
         operations=tuple(operations),
         waiters=waiters,
         server=doc.servers[0] if doc.servers else "",
         error_models=tuple(sorted(errors)),
         models=tuple(sorted(used | errors)),
+        schemes=(
+            () if revision_package else tuple(schemes[name] for name in schemes if name in named)
+        ),
+        revision_package=revision_package,
     )
 
 
@@ -635,6 +680,7 @@ def _operations(
         response=response,
         error_model=_error_model(op, module),
         removed_fields=removed,
+        **_auth(doc, op),
     )
     if kind == "json" and streams(op) and success_response(op) is not None:
         stream = PyOperation(
@@ -647,6 +693,35 @@ def _operations(
         )
         return [method, stream]
     return [method]
+
+
+def auth_schemes(doc: ir.Document) -> dict[str, PyAuthScheme]:
+    """The document's security schemes that a client can send an API key by: an HTTP bearer or
+    basic scheme, an API key in a header, query parameter or cookie, and OAuth 2 and OpenID
+    Connect (whose access token the client sends as a bearer token)."""
+    found: dict[str, PyAuthScheme] = {}
+    for scheme in doc.security_schemes:
+        kind = scheme.type.lower()
+        http = (scheme.scheme or "").lower()
+        if kind in ("oauth2", "openidconnect") or (kind == "http" and http == "bearer"):
+            found[scheme.name] = PyAuthScheme(scheme.name, "bearer")
+        elif kind == "http" and http == "basic":
+            found[scheme.name] = PyAuthScheme(scheme.name, "basic")
+        elif kind == "apikey" and scheme.location in ("header", "query", "cookie"):
+            location = cast(Literal["header", "query", "cookie"], scheme.location)
+            found[scheme.name] = PyAuthScheme(scheme.name, location, scheme.parameter or "")
+    return found
+
+
+def _auth(doc: ir.Document, op: ir.Operation) -> dict[str, Any]:
+    """The scheme an operation's call sends its credentials by: the first of its requirements
+    (its own, else the document's) that names a scheme the client can send; and whether the
+    operation also takes calls without any (an empty requirement, or none at all)."""
+    requirements = op.security if op.security is not None else doc.requirements
+    known = auth_schemes(doc)
+    scheme = next((n for req in requirements for n in req if n in known), None)
+    optional = not requirements or any(not req for req in requirements)
+    return {"auth": scheme, "auth_optional": optional and scheme is not None}
 
 
 def _body(

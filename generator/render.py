@@ -220,7 +220,7 @@ def render_package(
     doc = revision.document
     with _located(revision):
         module = build_module(revisions, len(revisions) - 1)
-        client = build_client(doc, module, statuses)
+        client = build_client(doc, module, statuses, revision_package=True)
     reference = _reference(doc, module, client, roles)
     servers = [compat.pair(revision, earlier, roles) for earlier in revisions[:-1]]
     warnings = [

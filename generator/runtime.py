@@ -98,13 +98,25 @@ def interface() -> tuple[str, ...]:
 
 
 def vendored_files() -> dict[str, bytes]:
-    """The client core's files, by path in a package of one document (``_runtime/...``)."""
+    """The client core's files, by path in a package of one document (``_runtime/...``); the
+    copy's ``__init__`` says what it is in place of the runtime's own docstring."""
     package = RUNTIME_DIR / IMPORT_NAME
-    return {
+    files = {
         f"{VENDORED}/{path.name}": path.read_bytes()
         for path in sorted(package.iterdir())
         if path.is_file() and path.name not in _NOT_VENDORED and path.suffix == ".py"
     }
+    key = f"{VENDORED}/__init__.py"
+    init = files[key].decode()
+    start = init.index('"""')
+    end = init.index('"""', start + 3) + 3
+    files[key] = (init[:start] + _VENDORED_DOC.format(version=version()) + init[end:]).encode()
+    return files
+
+
+_VENDORED_DOC = '''"""The client core of this package: configuration, retries, credentials, reading responses,
+waiting, the models' base and the errors. It is a copy of the generator's runtime (version {version}),
+which the package's modules import from here, so that the package needs nothing more."""'''
 
 
 def python_path() -> str:

@@ -4,6 +4,7 @@ arguments' wire format as OpenAPI's style table writes it, worked out here from 
 
 from __future__ import annotations
 
+import base64
 import json
 import urllib.parse
 from typing import Any
@@ -122,7 +123,7 @@ def call_and_check(
     positional: list[Any] = []
     keywords: dict[str, Any] = {}
     query: list[tuple[str, str]] = []
-    headers: dict[str, str] = {}
+    headers: dict[str, str | None] = {}
     cookies: dict[str, str] = {}
     path = prefix + op.path
     for param in op.parameters:
@@ -157,6 +158,21 @@ def call_and_check(
         expected_body = value
     elif body is not None and method.body is not None and method.body.kind == "bytes":
         keywords["body"] = expected_body = b"raw bytes"
+    if method.auth is not None:  # the client's key, sent as the operation's scheme says
+        key = client._api_key
+        scheme = next(s for s in view.schemes if s.name == method.auth)
+        if scheme.kind == "bearer":
+            headers["authorization"] = f"Bearer {key}"
+        elif scheme.kind == "basic":
+            headers["authorization"] = "Basic " + base64.b64encode(key.encode()).decode()
+        elif scheme.kind == "header":
+            headers[scheme.parameter.lower()] = key
+        elif scheme.kind == "query":
+            query.append((scheme.parameter, key))
+        else:
+            cookies[scheme.parameter] = key
+    else:
+        headers["authorization"] = None  # no credentials for an operation that needs none
     server.script(reply(doc, op))
     result = getattr(client, method.method_name)(*positional, **keywords)
     seen = server.seen[-1]

@@ -308,3 +308,48 @@ def test_the_interface_is_what_generated_code_may_import():
         n: getattr(rt, n) for n in rt.__all__ if n[0].islower() and n != "__version__"
     }
     assert all(callable(f) for f in callables.values())
+
+
+SCHEMES = {
+    "token": rt.AuthScheme("bearer"),
+    "login": rt.AuthScheme("basic"),
+    "header": rt.AuthScheme("header", "X-Key"),
+    "query": rt.AuthScheme("query", "key"),
+    "cookie": rt.AuthScheme("cookie", "session"),
+}
+
+
+class OpenClient(rt.SyncAPIClient):
+    """A client of an API whose operations each name their scheme, some none."""
+
+    _spec = rt.ClientSpec(
+        package="demo_open",
+        user_agent="open/1.0",
+        base_url="https://open.example.com",
+        api_key_env="OPEN_API_KEY",
+        schemes=SCHEMES,
+        default_auth=None,
+        key_required=False,
+    )
+
+    def call(self, auth: str | None, optional: bool = False) -> httpx.Request:
+        request = self._build_request("GET", "/x", auth=auth, auth_optional=optional)
+        return request
+
+
+def test_credentials_travel_as_each_operation_s_scheme_says(monkeypatch):
+    monkeypatch.delenv("OPEN_API_KEY", raising=False)
+    anonymous = OpenClient()
+    assert "authorization" not in anonymous.call(None).headers
+    assert "key" not in anonymous.call("query", optional=True).url.params
+    with pytest.raises(rt.ConfigurationError, match="GET /x needs an API key: .* OPEN_API_KEY"):
+        anonymous.call("token")
+    c = OpenClient(api_key="ada:pw")
+    assert c.call("token").headers["authorization"] == "Bearer ada:pw"
+    assert c.call("login").headers["authorization"] == "Basic YWRhOnB3"
+    assert c.call("header").headers["x-key"] == "ada:pw"
+    assert c.call("query").url.params["key"] == "ada:pw"
+    assert c.call("cookie").headers["cookie"] == "session=ada:pw"
+    assert "authorization" not in c.call(None).headers
+    with pytest.raises(rt.ConfigurationError, match="user:password"):
+        OpenClient(api_key="no-colon").call("login")

@@ -1,12 +1,14 @@
-"""The runtime under every generated package of the Together RL API.
+"""The runtime under generated API packages: what does not depend on the API's document.
 
-A revision's package (``together_rl``) holds what its revision of the API defines: models,
-operation methods and waiters, field rules, statuses, defaults and docs. What does not depend on
-a revision lives here, once, and reaches every pinned revision with ``pip install -U
-together-rl-runtime``: the client core (configuration, retries, idempotency keys, reading
-responses, waiting), the models' base class and the readers and writers that check values
-against the schema, the error tree, server-sent events, and (``together_rl_runtime.reference``,
-with torch) the local reference of the optimizer.
+A generated package holds what its document (or its revision of the API) defines: models,
+operation methods and waiters, and, for a revision of the Together RL API, the rules of its
+request fields, its statuses and defaults. Everything else lives here, once: the client core
+(configuration, retries, idempotency keys, credentials, reading responses, waiting), the
+models' base class and the readers and writers that check values against the schema, the error
+tree and server-sent events; and ``together_rl_runtime.reference`` (with torch), the local
+reference of the Together RL API's optimizer. A revision's package depends on the distribution
+``together-rl-runtime`` and gets its fixes with ``pip install -U together-rl-runtime``; a
+package of any other document carries a copy of the client core in its ``_runtime``.
 
 The names below are the interface between the runtime and generated code; a generated package
 imports nothing else from it. Within a major version they keep their meaning (see
@@ -15,6 +17,7 @@ CHANGELOG.md), so that a package generated against ``1.x`` runs on every later `
 
 from ._client import (
     AsyncAPIClient,
+    AuthScheme,
     ClientSpec,
     SyncAPIClient,
     form,
@@ -89,6 +92,7 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncAPIClient",
+    "AuthScheme",
     "AuthenticationError",
     "BadRequestError",
     "ClientSpec",

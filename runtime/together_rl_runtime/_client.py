@@ -18,7 +18,9 @@ the connection failed before the request was sent, or 429.
 from __future__ import annotations
 
 import asyncio
+import base64
 import email.utils
+import enum
 import functools
 import json
 import logging
@@ -29,7 +31,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, Final, Literal, TypeVar, cast
 from urllib.parse import quote
 
 import httpx
@@ -59,6 +61,7 @@ from ._streaming import ServerSentEvent, aiter_events, iter_events
 
 __all__ = [
     "AsyncAPIClient",
+    "AuthScheme",
     "ClientSpec",
     "SyncAPIClient",
     "form",
@@ -94,6 +97,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
+class AuthScheme:
+    """How the client's API key travels for one security scheme of the API: ``bearer``
+    (``Authorization: Bearer KEY``), ``basic`` (the key is ``user:password``, sent as
+    ``Authorization: Basic ...``), or as the header, query parameter or cookie ``name``."""
+
+    kind: Literal["bearer", "basic", "header", "query", "cookie"]
+    name: str = "Authorization"
+
+
+_BEARER = {"bearer": AuthScheme("bearer")}
+
+
+@dataclass(frozen=True)
 class ClientSpec:
     """What a generated client says of its API."""
 
@@ -115,6 +131,20 @@ class ClientSpec:
     """For each other revision of the API, the request fields a server of that revision does not
     apply as this package means them (by JSON path, with why); ``"(request)"`` where it rejects
     every request."""
+    schemes: Mapping[str, AuthScheme] = field(default_factory=lambda: dict(_BEARER))
+    """How the API key travels, by the name of the security scheme an operation names."""
+    default_auth: str | None = "bearer"
+    """The scheme of a request whose method names none (``None``: no credentials)."""
+    key_required: bool = True
+    """Whether the client needs an API key when it is made (else only an operation that
+    requires one needs it, when it is called)."""
+
+
+class _Default(enum.Enum):
+    DEFAULT = "DEFAULT"
+
+
+_DEFAULT: Final = _Default.DEFAULT
 
 
 class _DeadlinePassed(Exception):
@@ -437,9 +467,9 @@ class _BaseClient:
         self._logger = logging.getLogger(spec.package)
         if api_key is None and spec.api_key_env:
             api_key = os.environ.get(spec.api_key_env)
-        if not api_key:
-            where = f" or set {spec.api_key_env}" if spec.api_key_env else ""
-            raise ConfigurationError(f"no API key: pass api_key=...{where}")
+        self._api_key = api_key or None
+        if spec.key_required and self._api_key is None:
+            raise ConfigurationError(f"no API key: pass api_key=...{self._key_hint()}")
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigurationError(f"max_retries must be an integer >= 0, got {max_retries!r}")
         from_env = os.environ.get(spec.base_url_env) if spec.base_url_env else None
@@ -465,17 +495,53 @@ class _BaseClient:
         if server_revision not in (None, spec.revision, *spec.not_applied_by):
             self._logger.warning(
                 "the server's revision %s is not known to this package (revision %s): which of "
-                "the fields it sends that server ignores cannot be told; see the project's "
-                "compatibility matrix (python -m generator compat)",
+                "the fields it sends that server ignores cannot be told",
                 server_revision,
                 spec.revision,
             )
         self._headers = {
-            "Authorization": f"Bearer {api_key}",
             "Accept": "application/json",
             "User-Agent": spec.user_agent,
             **(headers or {}),
         }
+
+    def _key_hint(self) -> str:
+        env = self._spec.api_key_env
+        return f" or set {env}" if env else ""
+
+    def _credentials(
+        self,
+        scheme: str | None,
+        optional: bool,
+        headers: dict[str, str],
+        params: dict[str, str | list[str]],
+        cookies: dict[str, str],
+        what: str,
+    ) -> None:
+        """Put the API key where ``scheme`` sends it; without a key, an operation that requires
+        one is refused before anything is sent."""
+        if scheme is None:
+            return
+        if self._api_key is None:
+            if optional:
+                return
+            raise ConfigurationError(f"{what} needs an API key: pass api_key=...{self._key_hint()}")
+        auth = self._spec.schemes[scheme]
+        if auth.kind == "bearer":
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        elif auth.kind == "basic":
+            if ":" not in self._api_key:
+                raise ConfigurationError(
+                    f"{what} takes basic credentials: the API key is user:password"
+                )
+            token = base64.b64encode(self._api_key.encode()).decode("ascii")
+            headers["Authorization"] = f"Basic {token}"
+        elif auth.kind == "header":
+            headers[auth.name] = self._api_key
+        elif auth.kind == "query":
+            params[auth.name] = self._api_key
+        else:
+            cookies[auth.name] = self._api_key
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r})"
@@ -494,9 +560,19 @@ class _BaseClient:
         params: Mapping[str, str | list[str] | None] | None = None,
         headers: Mapping[str, str | list[str] | None] | None = None,
         cookies: Mapping[str, str | list[str] | None] | None = None,
+        auth: str | None | _Default = _DEFAULT,
+        auth_optional: bool = False,
     ) -> httpx.Request:
+        """The request of one call: the client's headers, the operation's parameters and body,
+        and the API key as the operation's security scheme (``auth``; the spec's default where
+        the method names none) sends it."""
         given_headers = {k: str(v) for k, v in (headers or {}).items() if v is not None}
         given_cookies = {k: v for k, v in (cookies or {}).items() if isinstance(v, str)}
+        given_params = {k: v for k, v in (params or {}).items() if v is not None}
+        scheme = self._spec.default_auth if isinstance(auth, _Default) else auth
+        self._credentials(
+            scheme, auth_optional, given_headers, given_params, given_cookies, f"{method} {path}"
+        )
         if given_cookies:
             pairs = "; ".join(f"{name}={value}" for name, value in given_cookies.items())
             given_headers["Cookie"] = pairs
@@ -512,7 +588,7 @@ class _BaseClient:
             data=data if data is not None else fields,
             files=files,
             content=content,
-            params={k: v for k, v in (params or {}).items() if v is not None},
+            params=given_params,
             headers={**self._headers, **given_headers},
             extensions={"timeout": self.timeout.as_dict()},
         )

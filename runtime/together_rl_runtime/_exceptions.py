@@ -85,7 +85,7 @@ class APIError(Exception):
 
 class ConfigurationError(APIError):
     """A setting is missing or wrong: the client's API key or base URL, a local session's
-    optimizer or defaults, ..."""
+    options, ..."""
 
 
 class ValidationError(APIError, ValueError):
@@ -110,8 +110,8 @@ class RevisionMismatchError(ValidationError, TypeError):
     """A field of an earlier revision, used with the package of a revision that removed it.
 
     ``history`` says in which revision the field was removed, and which revision the package
-    implements, for example ``RLOptimStepBody: `weight_sync_type` was removed in revision
-    f26a23fab8e0, 2026-08-08 (this package implements revision f4885bc38424)``.
+    implements, for example ``Body: `old_field` was removed in revision r2, 2026-08-08 (this
+    package implements revision r3)``.
     """
 
     def __init__(self, path: str, field: str, history: str, value: object = _MISSING) -> None:
