@@ -24,6 +24,7 @@ from timing import Failed, Sample, _children_cpu, ratio, rounds, times
 
 SIZES = (1000, 2500, 5000, 10000, 20000)
 PEER_SIZES = (1000,)  # openapi-python-client takes about 40 s at 5,000 schemas: left out beyond
+REAL_WORLD = CORPUS.parent / "real-world"
 
 
 def _tree_memory(root: int) -> int:
@@ -90,12 +91,18 @@ def run_measured(command: Sequence[str], timeout: float, env: dict[str, str]) ->
     }
 
 
-def _ours(spec: Path, out: Path) -> Callable[[], Sample]:
+def _ours(spec: Path, out: Path, cache: Path | None = None) -> Callable[[], Sample]:
+    """Our ``generate --spec`` of ``spec``: with an empty cache each run, or with ``cache`` (kept
+    from run to run: the untimed first round fills it)."""
+
     def run() -> Sample:
-        cache = Path(tempfile.mkdtemp(dir=out, prefix="cache-"))
+        if cache is None:
+            folder = Path(tempfile.mkdtemp(dir=out, prefix="cache-"))
+        else:
+            folder = cache
         target = Path(tempfile.mkdtemp(dir=out, prefix="ours-")) / "package"
         command = [sys.executable, "-m", "generator", "generate", "--spec", str(spec)]
-        env = {**os.environ, "TOGETHER_RL_CODEGEN_CACHE": str(cache)}
+        env = {**os.environ, "TOGETHER_RL_CODEGEN_CACHE": str(folder)}
         return run_measured([*command, "--out", str(target)], 900, env)
 
     return run
@@ -125,6 +132,39 @@ def corpus(repeat: int) -> dict[str, Any]:
         "peak_rss": {name: _memory(result, name) for name in contenders},
         "ratios": {name: ratio(result, "ours", name) for name in peers},
     }
+
+
+def real_world(repeat: int) -> dict[str, Any]:
+    """Every document of the real-world sample (a file at the top of its folder), ours with an
+    empty cache and with a warm one, against openapi-python-client, paired and interleaved."""
+    if not REAL_WORLD.is_dir():
+        return {"skipped": f"{REAL_WORLD} not found"}
+    documents = sorted(
+        p for p in REAL_WORLD.iterdir() if p.suffix in (".yaml", ".yml", ".json") and p.is_file()
+    )
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        for spec in documents:
+            contenders = {
+                "ours, empty cache": _ours(spec, out),
+                "ours, warm cache": _ours(spec, out, cache=out / f"cache-{spec.stem}"),
+                "openapi-python-client": _peer("openapi-python-client", spec, out),
+            }
+            result = rounds(contenders, repeat)
+            rows.append(
+                {
+                    "document": spec.name,
+                    "bytes": spec.stat().st_size,
+                    "times": {name: times(result, name) for name in contenders},
+                    "ratios": {
+                        name: ratio(result, name, "openapi-python-client")
+                        for name in ("ours, empty cache", "ours, warm cache")
+                    },
+                }
+            )
+            print(f"  generate --spec, {spec.name}", flush=True)
+    return {"rounds": repeat, "rows": rows}
 
 
 def scaling(repeat: int, sizes: Sequence[int]) -> dict[str, Any]:
@@ -159,6 +199,7 @@ def run(repeat: int = 5, quick: bool = False) -> dict[str, Any]:
     started = time.perf_counter()
     result = {
         "corpus": corpus(2 if quick else repeat),
+        "real_world": real_world(2 if quick else repeat),
         "scaling": scaling(2 if quick else repeat, (500, 1000) if quick else SIZES),
     }
     result["seconds"] = time.perf_counter() - started

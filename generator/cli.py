@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import itertools
 import json
 import multiprocessing
@@ -368,7 +369,7 @@ def _compat(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     from . import compat, readme
-    from .formatting import default_cache_dir
+    from .caching import default_cache_dir
     from .render import REVISION_PACKAGE, render_all
     from .smoke import import_packages
     from .tree import check_output_folder, recover, write_tree
@@ -380,17 +381,24 @@ def _generate(args: argparse.Namespace) -> int:
     index = load_index(args.spec_dir)
     recover(out.resolve())
     check_output_folder(out.resolve())  # before the work, not only before the writing
+    cache_dir = default_cache_dir()
     rendering = render_all(
-        index, args.revisions, cache_dir=default_cache_dir(), black_everything=False
+        index, args.revisions, cache_dir=cache_dir, black_everything=False, reuse=out.resolve()
     )
     for warning in rendering.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for note in rendering.notes:
         print(f"note: {note}", file=sys.stderr)
+    if rendering.confirmed:
+        print(
+            f"{len(rendering.confirmed)} released packages found as released in {out}, "
+            "taken as they are (`check` renders them all)"
+        )
     written = sorted({path.split("/")[0] for path in rendering.files})
 
     def verify(staging: Path) -> None:
-        import_packages([(staging / name, REVISION_PACKAGE.import_name) for name in written])
+        packages = [(staging / name, REVISION_PACKAGE.import_name) for name in written]
+        import_packages(packages, cache_dir)
 
     write_tree(rendering.files, out, only=args.revisions, verify=verify)
     if args.readme.is_file():
@@ -405,11 +413,11 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _generate_document(args: argparse.Namespace) -> int:
-    from .formatting import default_cache_dir
+    from .caching import default_cache_dir
     from .render import render_one_document
     from .smoke import import_packages
     from .tree import check_output_folder, recover, write_tree
-    from .validate import file_problems
+    from .validate import file_problems, known_problems
 
     if args.out is None:
         raise GeneratorError("--spec needs --out: the folder to write the package into")
@@ -418,39 +426,42 @@ def _generate_document(args: argparse.Namespace) -> int:
     # What openapi-spec-validator finds is reported; the generator reads what it can leniently,
     # and what would give wrong code stops it (located errors from the parser and the views).
     # The validator takes as long as the rest together on a large document: it runs beside, and
-    # its warnings come when it is done (they do not stop the generation).
-    with concurrent.futures.ProcessPoolExecutor(1, mp_context=_worker_context()) as pool:
-        problems = pool.submit(file_problems, args.spec)
+    # its warnings come when it is done (they do not stop the generation); what it found in the
+    # same document before is taken from the cache.
+    cache_dir = default_cache_dir()
+    known = known_problems(args.spec, cache_dir)
+    with contextlib.ExitStack() as stack:
+        if known is None:
+            pool = stack.enter_context(
+                concurrent.futures.ProcessPoolExecutor(1, mp_context=_worker_context())
+            )
+            problems = pool.submit(file_problems, args.spec, cache_dir)
         try:
             document = parse_file(args.spec, lenient=True)
             package = _package_info(args, document.title)
             recover(args.out.resolve())
             check_output_folder(args.out.resolve(), package.import_name)
             rendering = render_one_document(
-                args.spec,
-                document,
-                package,
-                args.package_version,
-                cache_dir=default_cache_dir(),
+                args.spec, document, package, args.package_version, cache_dir=cache_dir
             )
             for warning in rendering.warnings:
                 print(f"warning: {warning}", file=sys.stderr)
 
             def verify(staging: Path) -> None:
-                import_packages([(staging, package.import_name)])
+                import_packages([(staging, package.import_name)], cache_dir)
 
             write_tree(rendering.files, args.out, package=package.import_name, verify=verify)
         finally:
-            _report_problems(problems)
+            _report_problems(known if known is not None else problems)
     print(f"rendered {len(rendering.files)} files of {args.spec} into {args.out}")
     return 0
 
 
-def _report_problems(problems: concurrent.futures.Future[list[Problem]]) -> None:
+def _report_problems(problems: list[Problem] | concurrent.futures.Future[list[Problem]]) -> None:
     """Print the validator's findings as warnings; a worker that died is a warning too (its
     findings never stop a generation)."""
     try:
-        found = problems.result()
+        found = problems if isinstance(problems, list) else problems.result()
     except Exception as exc:  # the worker was killed (out of memory, a signal)
         print(f"warning: openapi-spec-validator did not finish: {exc!r}", file=sys.stderr)
         return

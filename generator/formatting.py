@@ -7,13 +7,14 @@ the top-level statements that came out longer than the line length, where black 
 A :class:`FormatCache` remembers, by content hash, the texts that black left unchanged: a text
 found there is black's output already and is used as it is, without importing black. The cache
 is keyed by black's version and the mode's options (a new black or a new mode starts a new cache
-file), it lives outside the project (the user's cache folder, see :func:`default_cache_dir`), and
+file), it lives outside the project (the user's cache folder, see :func:`~generator.caching.default_cache_dir`), and
 deleting it only makes the next run format everything again. A text that black would change is
 never cached: black formats it every time.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import importlib
@@ -22,6 +23,8 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+
+from .caching import Store
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,9 +33,6 @@ if TYPE_CHECKING:
 LINE_LENGTH = 100
 TARGET_VERSIONS = ("PY311",)
 """Black's mode: these options and black's defaults for the rest (see :func:`black_mode`)."""
-
-CACHE_ENV = "TOGETHER_RL_CODEGEN_CACHE"
-"""The environment variable naming the cache folder; empty turns the caches off."""
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _MAX_ENTRIES = 20_000  # beyond this the file is rewritten with the entries of the current run
@@ -61,27 +61,13 @@ def black_version() -> str:
         return metadata.version("black")
 
 
-def default_cache_dir() -> Path | None:
-    """Where ``generate`` keeps its caches: ``$TOGETHER_RL_CODEGEN_CACHE`` if set (empty: no
-    cache), else ``together-rl-codegen`` in the user's cache folder (``$XDG_CACHE_HOME`` or
-    ``~/.cache``); ``None`` where there is no home folder."""
-    chosen = os.environ.get(CACHE_ENV)
-    if chosen is not None:
-        return Path(chosen) if chosen else None
-    base = os.environ.get("XDG_CACHE_HOME")
-    if base:
-        return Path(base) / "together-rl-codegen"
-    try:
-        return Path.home() / ".cache" / "together-rl-codegen"
-    except RuntimeError:  # no home folder
-        return None
-
-
 class FormatCache:
-    """The content hashes of texts that black (this version, this mode) leaves unchanged.
+    """What black (this version, this mode) makes of texts, by their content hash.
 
-    One file per black version and mode, one sha256 a line, appended to as texts are checked.
-    A line that is not a sha256 is ignored; a file that cannot be read or written is no cache.
+    The texts black leaves unchanged (most of them) are one file per black version and mode,
+    one sha256 a line, appended to as texts are checked; a line that is not a sha256 is ignored,
+    a file that cannot be read or written is no cache. Black's text of the others is kept in a
+    :class:`~generator.caching.Store`.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -98,13 +84,32 @@ class FormatCache:
             text = ""
         self._known = {line for line in text.split("\n") if _DIGEST.fullmatch(line)}
         self._lines = len(text.split("\n"))
+        self._outputs = Store(folder, "black-output", options)
 
     @staticmethod
     def digest(source: str) -> str:
-        return hashlib.sha256(source.encode()).hexdigest()
+        return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
     def is_clean(self, source: str) -> bool:
         return self.digest(source) in self._known
+
+    def formatted(self, source: str) -> str | None:
+        """Black's text of ``source`` where known: itself where it is clean."""
+        if self.is_clean(source):
+            return source
+        data = self._outputs.get(self.digest(source))
+        try:
+            return None if data is None else data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            return None
+
+    def add_formatted(self, pairs: Sequence[tuple[str, str]], used: Sequence[str] = ()) -> None:
+        """Remember black's text of each source in ``pairs`` of ``(source, text)``; ``used`` as
+        for :meth:`add_clean`."""
+        self.add_clean([source for source, text in pairs if text == source], used)
+        for source, text in pairs:
+            if text != source:
+                self._outputs.put(self.digest(source), text.encode("utf-8", "surrogatepass"))
 
     def add_clean(self, sources: Sequence[str], used: Sequence[str] = ()) -> None:
         """Remember ``sources`` as black-clean (those not known already). ``used`` are the other
@@ -136,14 +141,15 @@ def format_sources(
 ) -> list[tuple[bool, str]]:
     """``(True, formatted)`` or ``(False, black's error)`` for each source.
 
-    With a ``cache``, a source it knows to be black-clean is returned as it is; black (imported
-    only then) formats the others, using every core when there are several.
+    With a ``cache``, a source whose black text it knows is taken from it; black (imported only
+    then) formats the others, using every core when there are several.
     """
     results: list[tuple[bool, str] | None] = [None] * len(sources)
     todo: list[int] = []
     for i, source in enumerate(sources):
-        if cache is not None and cache.is_clean(source):
-            results[i] = (True, source)
+        known = None if cache is None else cache.formatted(source)
+        if known is not None:
+            results[i] = (True, known)
         else:
             todo.append(i)
     if todo:
@@ -151,61 +157,187 @@ def format_sources(
         for i, result in zip(todo, formatted):
             results[i] = result
         if cache is not None:
-            clean = [
-                sources[i] for i, (ok, text) in zip(todo, formatted) if ok and text == sources[i]
-            ]
-            cache.add_clean(clean, used=sources)
+            pairs = [(sources[i], text) for i, (ok, text) in zip(todo, formatted) if ok]
+            cache.add_formatted(pairs, used=sources)
     return [r for r in results if r is not None]
 
 
 def format_long_lines(
     sources: Sequence[str], cache: FormatCache | None = None
 ) -> list[tuple[bool, str]]:
-    """As :func:`format_sources`, but black formats only the top-level statements with a line
-    longer than the line length; the rest is taken as the templates laid it out.
+    """As :func:`format_sources`, but black formats only the statements with a line longer than
+    the line length; the rest is taken as the templates laid it out.
 
     The templates lay Python out as black does where it fits the line length (the tests of
     ``generate --spec`` hold them to it, on every document they render), so black is needed
     only where a name or a union from the document makes a line too long: on a document of
     thousands of schemas that is a few statements, where black over everything would take
-    minutes. A statement is a block of lines from one that starts at the margin after a blank
-    line to the next such; where black cannot read one alone (the split fell inside a string),
-    it formats the whole text. With a ``cache``, a whole text it knows needs nothing is taken
+    minutes. Black gets the innermost statement that holds a long line (see :func:`_spans`),
+    inside classes that give it the indentation it has in the text, so that black lays it out as
+    it would in the whole text. Where a text cannot be cut so, or black cannot read a piece,
+    black formats the whole text. With a ``cache``, a whole text it knows needs nothing is taken
     as it is, and texts found to need nothing are remembered.
     """
-    known = [cache is not None and cache.is_clean(source) for source in sources]
-    pieces = [[] if clean else _STATEMENT.split(s) for s, clean in zip(sources, known)]
-    todo = sorted({piece for split in pieces for piece in split[::2] if _too_long(piece)}, key=len)
-    formatted = dict(zip(todo, format_sources(todo, cache)))
+    known = [None if cache is None else cache.formatted(source) for source in sources]
+    split = [[] if text is not None else source.split("\n") for source, text in zip(sources, known)]
+    plans = [
+        [] if text is not None or not _too_long(source) else _spans(source, lines)
+        for source, lines, text in zip(sources, split, known)
+    ]
+    pieces = sorted(
+        {_wrapped(lines, span) for lines, plan in zip(split, plans) for span in plan or ()},
+        key=len,
+    )
+    done = dict(zip(pieces, format_sources(pieces, cache)))
     results: list[tuple[bool, str] | None] = []
     whole: list[int] = []
-    for i, split in enumerate(pieces):
-        if known[i]:
-            results.append((True, sources[i]))
-        elif any(not formatted[p][0] for p in split[::2] if p in formatted):
+    for i, (lines, plan) in enumerate(zip(split, plans)):
+        text = known[i]
+        if text is None and plan is not None:
+            text = _spliced(lines, plan, done)  # with no span, the source as it is
+        if text is None:
             whole.append(i)
-            results.append(None)
-        else:
-            text = "".join(
-                _in_place(p, formatted[p][1]) if n % 2 == 0 and p in formatted else p
-                for n, p in enumerate(split)
-            )
-            results.append((True, text))
+        results.append(None if text is None else (True, text))
     for i, result in zip(whole, format_sources([sources[i] for i in whole], cache)):
         results[i] = result
     if cache is not None:
-        # a whole text that needs nothing is known as such next time, without splitting it
-        unchanged = [
-            s
-            for s, clean, result in zip(sources, known, results)
-            if not clean and result == (True, s)
+        # a whole text is known next time, without parsing it
+        pairs = [
+            (source, result[1])
+            for source, text, result in zip(sources, known, results)
+            if text is None and result is not None and result[0]
         ]
-        cache.add_clean(unchanged, used=sources)
+        cache.add_formatted(pairs, used=sources)
     return [r for r in results if r is not None]
 
 
-_STATEMENT = re.compile(r"(\n\n+)(?=\S)")
-"""A blank line, or several, before a line that starts at the margin (kept by the split)."""
+_Span = tuple[int, int, int]
+"""Lines of a text black formats alone: ``(first, last, indentation)``, lines counted from 0
+and the indentation in levels of four spaces."""
+
+
+def _spans(source: str, lines: list[str]) -> list[_Span] | None:
+    """The pieces of ``source`` black must format: for each line that is too long, the innermost
+    statement that holds it, with its decorators. A line of a string statement needs nothing but
+    the last line of a docstring (where black may move the closing quotes), nor a comment at the
+    margin (black does not wrap comments); a one-line block or an ``elif`` is formatted with the
+    statement around it. ``None`` where ``ast`` cannot read the text, or only the whole text
+    holds a long line: black formats the whole text."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    spans: set[_Span] = set()
+    for number, line in enumerate(lines, start=1):
+        if not _too_long(line):
+            continue
+        chain = _holding(tree.body, number)
+        if chain and _is_string(chain[-1]) and not _docstring_end(chain, tree, number):
+            continue  # black changes nothing on the lines of a string statement
+        outer = bool(chain)
+        while chain and not _alone(chain[-1], lines):
+            chain.pop()
+        if chain:
+            spans.add(_span_of(chain[-1], lines))
+        elif outer:
+            return None
+    kept: list[_Span] = []
+    for span in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if not kept or span[0] > kept[-1][1]:
+            kept.append(span)  # a span inside one kept already is formatted with it
+    return kept
+
+
+def _holding(body: list[ast.stmt], number: int) -> list[ast.stmt]:
+    """The statements that hold line ``number`` (counted from 1), outermost first."""
+    chain: list[ast.stmt] = []
+    while True:
+        for node in body:
+            if _first_line(node) <= number <= (node.end_lineno or node.lineno):
+                chain.append(node)
+                body = [child for block in _blocks(node) for child in block]
+                break
+        else:
+            return chain
+
+
+def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
+    """The blocks of statements inside ``node``."""
+    blocks = [getattr(node, name, None) for name in ("body", "orelse", "finalbody")]
+    handlers: list[ast.excepthandler] = getattr(node, "handlers", [])
+    blocks += [handler.body for handler in handlers if isinstance(handler, ast.ExceptHandler)]
+    blocks += [case.body for case in node.cases] if isinstance(node, ast.Match) else []
+    return [block for block in blocks if isinstance(block, list)]
+
+
+def _decorators(node: ast.stmt) -> list[ast.expr]:
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return decorators
+
+
+def _first_line(node: ast.stmt) -> int:
+    return min([node.lineno, *(d.lineno for d in _decorators(node))])
+
+
+def _is_string(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _docstring_end(chain: list[ast.stmt], tree: ast.Module, number: int) -> bool:
+    """Whether line ``number`` is the last of a docstring (a string statement first in its
+    block), where black may move the closing quotes by the line length."""
+    node = chain[-1]
+    blocks = _blocks(chain[-2]) if len(chain) > 1 else [tree.body]
+    return number == (node.end_lineno or node.lineno) and any(b[0] is node for b in blocks if b)
+
+
+def _alone(node: ast.stmt, lines: list[str]) -> bool:
+    """Whether black lays ``node`` out alone as it would in place: it has its lines to itself,
+    indented by levels of four spaces, and it is not an ``elif`` (a docstring stays first in its
+    block: in the classes around it, or at the start of the text)."""
+    first = lines[_first_line(node) - 1]
+    indent = len(first) - len(first.lstrip(" "))
+    starts = [node.col_offset, *(d.col_offset - 1 for d in _decorators(node))]
+    last = lines[(node.end_lineno or node.lineno) - 1]
+    return (
+        min(starts) == indent
+        and indent % 4 == 0
+        and not first.lstrip(" ").startswith("elif")
+        and len(last.encode()) == node.end_col_offset
+    )
+
+
+def _span_of(node: ast.stmt, lines: list[str]) -> _Span:
+    first = _first_line(node) - 1
+    indent = len(lines[first]) - len(lines[first].lstrip(" "))
+    return first, (node.end_lineno or node.lineno) - 1, indent // 4
+
+
+def _wrapped(lines: list[str], span: _Span) -> str:
+    """The lines of ``span`` inside as many classes as their indentation has levels."""
+    first, last, depth = span
+    return _wrapper(depth) + "\n".join(lines[first : last + 1]) + "\n"
+
+
+def _wrapper(depth: int) -> str:
+    return "".join(f"{'    ' * level}class _Level{level}:\n" for level in range(depth))
+
+
+def _spliced(lines: list[str], plan: list[_Span], done: dict[str, tuple[bool, str]]) -> str | None:
+    """The text of ``lines`` with black's text of each span in place; ``None`` where black could
+    not read a span, or laid its wrapper out otherwise."""
+    lines = list(lines)
+    for span in reversed(plan):
+        ok, text = done[_wrapped(lines, span)]
+        wrapper = _wrapper(span[2])
+        if not ok or not text.startswith(wrapper):
+            return None
+        lines[span[0] : span[1] + 1] = text[len(wrapper) :].rstrip("\n").split("\n")
+    return "\n".join(lines)
 
 
 def _too_long(text: str) -> bool:
@@ -220,12 +352,6 @@ def _too_long(text: str) -> bool:
             if str_width(line) > LINE_LENGTH:
                 return True
     return False
-
-
-def _in_place(statement: str, formatted: str) -> str:
-    """Black's text of a statement, ending as the statement did (black ends it with one newline;
-    the split leaves none, but at the end of the file)."""
-    return formatted.rstrip("\n") + statement[len(statement.rstrip("\n")) :]
 
 
 def _format_all(sources: Sequence[str]) -> list[tuple[bool, str]]:

@@ -162,7 +162,8 @@ def _literal(value: Any) -> str:
     """A Python literal of a constraint's value (a number, a bool, a pattern string, or a tuple
     of allowed values)."""
     if isinstance(value, tuple):
-        return "(" + "".join(f"{_literal(v)}, " for v in value).rstrip(" ") + ")"
+        items = [_literal(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return json.dumps(value) if isinstance(value, str) else repr(value)
 
 

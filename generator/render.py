@@ -33,7 +33,9 @@ from .pymodel import PyModule, build_module
 from .pointer import locate
 from .pyparts import split_models
 from .reference import ReferenceView, reference_view
+from .caching import Store, digest
 from .releases import (
+    RELEASES_FILE,
     REVISION_DISTRIBUTION,
     Releases,
     ReleasesError,
@@ -41,7 +43,8 @@ from .releases import (
     frozen_error,
     load_releases,
 )
-from .revisions import Revision, RevisionIndex
+from .revisions import INDEX_NAME, Revision, RevisionIndex
+from .tree import read_tree
 from .statuses import STATUSES_PATH, StatusKinds, load_statuses, unclassified
 from .templating import environment, pyrepr
 from .versions import VersionedChanges, own_versions, package_versions
@@ -484,6 +487,9 @@ class Rendering:
     notes: tuple[str, ...] = ()
     """What is worth a line but needs no action: declared defaults that differ from the session
     defaults, ..."""
+    confirmed: tuple[str, ...] = ()
+    """The revisions whose released package was found, byte for byte as released, in the folder
+    given as ``reuse``: taken as they are, not rendered again."""
 
 
 def render_all(
@@ -493,8 +499,17 @@ def render_all(
     templates: Path = TEMPLATES_DIR,
     cache_dir: Path | None = None,
     black_everything: bool = True,
+    reuse: Path | None = None,
 ) -> Rendering:
     """Every package's files (or those of ``revision_ids``).
+
+    With ``reuse`` (what ``generate`` passes: the folder it writes) and ``cache_dir``, a
+    revision's package is taken from that folder rather than rendered where it is released (as
+    this version: no post-release since), every file there is as the release record hashes it,
+    and a render from the same inputs (see :func:`_inputs_of`) gave exactly the release before:
+    the work of ``generate`` grows with the revisions that can change, and a change to the
+    templates or the generator renders every package again, so that one that would alter a
+    released package is still refused. ``check`` renders every package.
 
     Rendered Python files are formatted by the pinned black once all templates rendered: each
     distinct text once (several are the same in every package), in parallel processes; without
@@ -515,14 +530,85 @@ def render_all(
     for revision_id in wanted:
         index.get(revision_id)  # an unknown id is an error
     packages: dict[str, PackageFiles] = {}
+    confirmed: dict[str, dict[str, bytes]] = {}
+    verified = Store(cache_dir, "released-as-rendered", {}) if cache_dir is not None else None
+    shared = _shared_inputs(index, templates) if verified is not None else ""
+    inputs: dict[str, str] = {}
     for position, revision in enumerate(index):
-        if revision.id in wanted:
-            packages[revision.id] = render_package(
-                folder, history[: position + 1], roles, statuses, versions[revision.id]
-            )
+        if revision.id not in wanted:
+            continue
+        version = versions[revision.id]
+        if verified is not None and releases.find(REVISION_DISTRIBUTION, version) is not None:
+            inputs[revision.id] = _inputs_of(shared, index[: position + 1], version)
+            if verified.get(inputs[revision.id]) == b"ok":
+                as_released = _as_released(reuse, revision.id, releases, version)
+                if as_released is not None:
+                    confirmed[revision.id] = as_released
+                    continue
+        packages[revision.id] = render_package(
+            folder, history[: position + 1], roles, statuses, version
+        )
     rendering = _finish(packages, cache_dir, black_everything=black_everything)
     _check_frozen(rendering, releases, versions)
-    return rendering
+    for revision_id in packages:
+        if verified is not None and revision_id in inputs:
+            verified.put(inputs[revision_id], b"ok")  # rendered exactly as released
+    taken = {
+        f"{revision_id}/{path}": data
+        for revision_id, files in confirmed.items()
+        for path, data in files.items()
+    }
+    return replace(
+        rendering,
+        files=dict(sorted({**rendering.files, **taken}.items())),
+        confirmed=tuple(confirmed),
+    )
+
+
+def _shared_inputs(index: RevisionIndex, templates: Path) -> str:
+    """The hash of what every revision's package is rendered from besides the revisions: the
+    generator's code, the templates, the runtime, the configuration in ``spec/`` and the
+    versions of the tools (the index and the release record are not: what a package takes from
+    them is in :func:`_inputs_of`)."""
+    from importlib import metadata
+
+    parts: list[bytes | str] = [
+        f"{name} {metadata.version(name)}" for name in ("black", "jinja2", "pyyaml")
+    ]
+    code = Path(__file__).resolve().parent
+    for root in (code, templates):
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            if "__pycache__" not in path.parts:
+                parts += [path.relative_to(root).as_posix(), path.read_bytes()]
+    for name, content in sorted(runtime.project_files().items()):
+        parts += [name, content]
+    left_out = {INDEX_NAME, RELEASES_FILE, *(r.file.name for r in index)}
+    for path in sorted(index.spec_dir.glob("*.yaml")):
+        if path.name not in left_out:
+            parts += [path.name, path.read_bytes()]
+    return digest(*parts)
+
+
+def _inputs_of(shared: str, revisions: Sequence[Revision], version: str) -> str:
+    """The hash of what the package of the last of ``revisions`` is rendered from: ``shared``,
+    the package's version, and each revision up to it (its entry in the index and its document)."""
+    parts: list[bytes | str] = [shared, version]
+    for revision in revisions:
+        date = revision.date.isoformat() if revision.date else ""
+        parts += [revision.id, date, revision.note, revision.file.read_bytes()]
+    return digest(*parts)
+
+
+def _as_released(
+    folder: Path | None, revision_id: str, releases: Releases, version: str
+) -> dict[str, bytes] | None:
+    """The files of ``folder/revision_id`` where they are the release of ``version``, every file
+    as the release record hashes it and no other; ``None`` otherwise."""
+    release = releases.find(REVISION_DISTRIBUTION, version)
+    if folder is None or release is None or release.revision != revision_id:
+        return None
+    files = read_tree(folder / revision_id)
+    return files if files and not differences(release, files) else None
 
 
 def _check_frozen(rendering: Rendering, releases: Releases, versions: dict[str, str]) -> None:

@@ -11,8 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .caching import Store, digest
 from .errors import GeneratorError
-from .runtime import python_path
+from .runtime import project_files, python_path
 
 # Each package is imported under a name of its own, so that several load side by side; its
 # client and models modules too (the reference needs torch and is left out).
@@ -41,12 +42,25 @@ class SmokeTestError(GeneratorError):
     """A rendered package does not import."""
 
 
-def import_packages(packages: Sequence[tuple[Path, str]]) -> None:
+def import_packages(packages: Sequence[tuple[Path, str]], cache_dir: Path | None = None) -> None:
     """Import each ``(folder, import name)``; raise :class:`SmokeTestError` naming the file and
-    line of every failure."""
-    if not packages:
+    line of every failure. With a ``cache_dir``, a package whose files imported before, with
+    this interpreter and this runtime, is not imported again."""
+    store = None
+    keys = [""] * len(packages)
+    if cache_dir is not None:
+        interpreter = {"python": sys.executable, "version": sys.version, "httpx": _httpx()}
+        store = Store(cache_dir, "imported", interpreter)
+        runtime = _runtime_fingerprint()
+        keys = [_fingerprint(folder, name, runtime) for folder, name in packages]
+    todo = [
+        (package, key)
+        for package, key in zip(packages, keys)
+        if store is None or store.get(key) != b"ok"
+    ]
+    if not todo:
         return
-    argument = json.dumps([[str(folder), name] for folder, name in packages])
+    argument = json.dumps([[str(folder), name] for (folder, name), _ in todo])
     result = subprocess.run(
         [sys.executable, "-c", _SCRIPT, argument],
         capture_output=True,
@@ -64,3 +78,28 @@ def import_packages(packages: Sequence[tuple[Path, str]]) -> None:
             "a rendered package does not import, so nothing was written:\n  "
             + "\n  ".join(failures)
         )
+    if store is not None:
+        for _, key in todo:
+            store.put(key, b"ok")
+
+
+def _httpx() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("httpx")
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+def _runtime_fingerprint() -> str:
+    return digest(*(part for item in sorted(project_files().items()) for part in item))
+
+
+def _fingerprint(folder: Path, name: str, runtime: str) -> str:
+    """The hash of what importing a package reads: its files and the runtime's."""
+    parts: list[bytes | str] = [_SCRIPT, runtime, name]
+    for file in sorted(p for p in (folder / name).rglob("*") if p.is_file()):
+        if "__pycache__" not in file.parts:
+            parts += [file.relative_to(folder).as_posix(), file.read_bytes()]
+    return digest(*parts)

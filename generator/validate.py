@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
-from openapi_spec_validator.validation.validators import SpecValidator
-
+from .caching import Store, digest
 from .errors import SpecError
 from .loader import load_yaml
 from .parser import parse_document
 from .pointer import join
+
+if TYPE_CHECKING:
+    from openapi_spec_validator.validation.validators import SpecValidator
 
 _TOP_LEVEL = (
     "openapi",
@@ -47,10 +50,51 @@ def validate_file(path: Path) -> list[Problem]:
     return _read_then(path, validate_document)
 
 
-def file_problems(path: Path) -> list[Problem]:
+def file_problems(path: Path, cache_dir: Path | None = None) -> list[Problem]:
     """What openapi-spec-validator finds wrong with the document at ``path`` (see
-    :func:`schema_problems`); a document that cannot be read is one problem."""
-    return _read_then(path, schema_problems)
+    :func:`schema_problems`); a document that cannot be read is one problem. With a
+    ``cache_dir``, the findings are kept by the document's content hash (see
+    :func:`known_problems`)."""
+    problems = _read_then(path, schema_problems)
+    if cache_dir is not None:
+        try:
+            key = digest(path.read_bytes())
+        except OSError:
+            return problems
+        store = Store(cache_dir, "openapi-spec-validator", _validator_versions())
+        store.put(key, json.dumps([[p.pointer, p.message] for p in problems]).encode())
+    return problems
+
+
+def known_problems(path: Path, cache_dir: Path | None) -> list[Problem] | None:
+    """The findings of :func:`file_problems` kept for the document's content, where there are:
+    on a large document the validator takes longer than generating, and a document read again
+    gets the same findings."""
+    if cache_dir is None:
+        return None
+    try:
+        key = digest(path.read_bytes())
+    except OSError:
+        return None
+    known = Store(cache_dir, "openapi-spec-validator", _validator_versions()).get(key)
+    try:
+        found = json.loads(known) if known is not None else None
+        return None if found is None else [Problem(str(path), p, m) for p, m in found]
+    except (ValueError, TypeError):
+        return None  # an entry that cannot be read is a miss
+
+
+@functools.cache
+def _validator_versions() -> dict[str, str]:
+    """What the findings depend on besides the document: the validator's version, that of the
+    JSON Schema library under it, and this module (which words them)."""
+    from importlib import metadata
+
+    return {
+        "openapi-spec-validator": metadata.version("openapi-spec-validator"),
+        "jsonschema": metadata.version("jsonschema"),
+        "validate.py": digest(Path(__file__).read_bytes()),
+    }
 
 
 def _read_then(path: Path, check: Callable[[Any, str], list[Problem]]) -> list[Problem]:
@@ -79,7 +123,7 @@ def schema_problems(raw: Any, source: str, *, quiet: bool = False) -> list[Probl
     if not isinstance(raw, dict):
         return [Problem(source, "", "the document must be an object")]
     version = str(raw.get("openapi", ""))
-    validator = _V31 if version.startswith("3.1") else _V30
+    validator = _validator("3.1" if version.startswith("3.1") else "3.0")
     problems: list[Problem] = []
     try:
         for error in validator(raw).iter_errors():
@@ -125,8 +169,13 @@ def _linear(validator: type[SpecValidator]) -> type[SpecValidator]:
     )
 
 
-_V30 = _linear(OpenAPIV30SpecValidator)
-_V31 = _linear(OpenAPIV31SpecValidator)
+@functools.cache
+def _validator(version: str) -> type[SpecValidator]:
+    """The validator of OpenAPI ``version`` (imported only when a document is validated: it
+    takes half a second, which a ``generate`` whose findings are cached does not spend)."""
+    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+
+    return _linear(OpenAPIV31SpecValidator if version == "3.1" else OpenAPIV30SpecValidator)
 
 
 def _pointer(path: list[Any]) -> str:

@@ -4,6 +4,7 @@ generator adds it with ``add-revision`` and renders it with ``generate``."""
 from __future__ import annotations
 
 import datetime
+import os
 import shutil
 import subprocess
 import sys
@@ -19,10 +20,16 @@ from generator.revisions import load_index
 PROJECT_PARTS = ("generator", "runtime", "templates", "spec", "generated")
 
 
-def run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m generator ARGS`` with the copy's own code."""
+def run(
+    project: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m generator ARGS`` with the copy's own code (``env``: variables to set)."""
     return subprocess.run(
-        [sys.executable, "-m", "generator", *args], cwd=project, capture_output=True, text=True
+        [sys.executable, "-m", "generator", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
     )
 
 

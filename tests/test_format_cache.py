@@ -3,9 +3,10 @@ and ``generate --spec`` gives black only the statements the templates could not 
 
 from __future__ import annotations
 
+import pytest
 from conftest import ROOT
 
-from generator import formatting, render, tree
+from generator import caching, formatting, render, tree
 from generator.cli import main
 from generator.revisions import load_index
 
@@ -40,7 +41,7 @@ def test_a_damaged_or_unwritable_cache_is_no_cache(tmp_path):
 
 
 def test_generate_with_a_cold_and_a_warm_cache_writes_what_check_expects(tmp_path, monkeypatch):
-    monkeypatch.setenv(formatting.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(caching.CACHE_ENV, str(tmp_path / "cache"))
     expected = render.render_all(load_index(ROOT / "spec")).files  # black on every text
     for run in ("cold", "warm"):
         out = tmp_path / run
@@ -77,11 +78,74 @@ def test_wide_characters_count_two_columns_as_for_black():
     assert text.startswith(narrow) and 'z = f(\n    a,\n    "' in text
 
 
-def test_a_statement_black_cannot_read_alone_gets_the_whole_text_formatted():
-    # a blank line inside a string splits it where black cannot read the pieces alone
-    source = 'x = """a\n\nb""" + call(' + ", ".join(["argument"] * 12) + ")\n"
-    ((ok, text),) = formatting.format_long_lines([source])
-    assert ok and text == formatting.format_sources([source])[0][1]
+ARGUMENTS = ", ".join(f"argument_{i}" for i in range(12))
+WORDS = " ".join(["word"] * 24)
+
+# Texts laid out as black lays them out but for one long line, wherever a template can put it,
+# and what black needs to see of them: the statement that holds the line ("piece"), nothing (a
+# line black would leave as it is) or the whole text (what cannot be cut).
+PLACES = {
+    "at the margin": (f"x = call({ARGUMENTS})\n", "piece"),
+    "in a method": (
+        f"class A:\n    def f(self):\n        y = 1\n        return call({ARGUMENTS})\n",
+        "piece",
+    ),
+    "in an async method": (
+        f"class A:\n    async def f(self):\n        await call({ARGUMENTS})\n",
+        "piece",
+    ),
+    "in a nested function": (
+        f"def f():\n    def g():\n        if x:\n            z = call({ARGUMENTS})\n"
+        "\n    return g\n",
+        "piece",
+    ),
+    "a decorator": (
+        f"class A:\n    @decorate({ARGUMENTS})\n    def f(self):\n        pass\n",
+        "piece",
+    ),
+    "a signature": (f"def function({ARGUMENTS}) -> None:\n    pass\n", "piece"),
+    "an elif": (f"if a:\n    pass\nelif call({ARGUMENTS}):\n    pass\n", "piece"),
+    "a one-line block": (f"if a: x = call({ARGUMENTS})\n", "piece"),
+    "a try block": (f"try:\n    pass\nexcept E:\n    x = call({ARGUMENTS})\n", "piece"),
+    "a match case": (f"match a:\n    case 1:\n        x = call({ARGUMENTS})\n", "piece"),
+    "a string across lines": (f'x = """a\n\nb""" + call({ARGUMENTS})\n', "piece"),
+    "a docstring's last line": (
+        f'def f():\n    """Line one.\n\n    {WORDS} {WORDS}."""\n',
+        "piece",
+    ),
+    "a one-line docstring": (f'class A:\n    """{WORDS} {WORDS}."""\n', "piece"),
+    "a comment in a block": (f"def f():\n    # {WORDS} {WORDS}\n    return 1\n", "piece"),
+    "a docstring's middle": (
+        f'def f():\n    """Line one.\n\n    {WORDS} {WORDS}.\n    """\n',
+        "nothing",
+    ),
+    "an attribute docstring": (f'X = 1\n"""Line one.\n{WORDS} {WORDS}."""\n', "nothing"),
+    "a comment": (f"# {WORDS} {WORDS}\nx = 1\n", "nothing"),
+    "statements sharing a line": (f"x = 1; y = call({ARGUMENTS})\n", "whole"),
+    "code that does not parse": (f"x = call({ARGUMENTS}\n", "whole"),
+}
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_black_s_text_of_a_long_line_wherever_it_is(place, monkeypatch):
+    text, needs = PLACES[place]
+    source = "VALUE = 1\n\n\n" + text
+    seen: list[str] = []
+    black = formatting._format_all
+
+    def spy(sources):
+        seen.extend(sources)
+        return black(sources)
+
+    monkeypatch.setattr(formatting, "_format_all", spy)
+    assert formatting.format_long_lines([source]) == formatting.format_sources([source])
+    given = seen[:-1]  # format_sources gave black the whole text last
+    if needs == "whole":
+        assert given == [source]
+    elif needs == "nothing":
+        assert given == []
+    else:
+        assert given and all("VALUE = 1" not in piece for piece in given)
 
 
 def test_a_rewritten_cache_keeps_only_clean_texts(tmp_path, monkeypatch):

@@ -128,3 +128,21 @@ def test_a_released_revision_cannot_be_taken_back(released, tmp_path):
     newest = load_index(project / "spec")[-1]
     refused = run(project, "remove-revision", newest.id)
     assert refused.returncode == 1 and "was released as together-rl" in refused.stderr
+
+
+def test_generate_takes_a_released_package_as_released_and_renders_one_that_differs(
+    released, tmp_path
+):
+    project = fresh(released, tmp_path)
+    cache = {"TOGETHER_RL_CODEGEN_CACHE": str(tmp_path / "cache")}
+    index = load_index(project / "spec")
+    before = read_tree(project / "generated")
+    first = run(project, "generate", env=cache)  # an empty cache: every package rendered
+    assert first.returncode == 0 and "found as released" not in first.stdout
+    second = run(project, "generate", env=cache)
+    assert f"{len(index)} released packages found as released" in second.stdout
+    edited = project / "generated" / index[0].id / "README.md"
+    edited.write_text("edited by hand\n")
+    third = run(project, "generate", env=cache)
+    assert f"{len(index) - 1} released packages found as released" in third.stdout
+    assert read_tree(project / "generated") == before

@@ -93,8 +93,9 @@ def test_rendering_is_deterministic_across_processes(tmp_path):
     assert outputs[0] == outputs[1]
 
 
-def test_a_failed_generation_writes_nothing(copy_of_generated, monkeypatch):
+def test_a_failed_generation_writes_nothing(copy_of_generated, monkeypatch, tmp_path):
     before = tree.read_tree(copy_of_generated)
+    monkeypatch.setenv("TOGETHER_RL_CODEGEN_CACHE", str(tmp_path / "cache"))  # render them all
 
     def broken(*args, **kwargs):
         raise render.RenderError("models.py.jinja: boom")

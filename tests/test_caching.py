@@ -1,0 +1,99 @@
+"""The caches of ``generate``: a result taken again only for the same input under the same tools,
+and a cache that cannot be used is no cache, never an error."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from generator import caching, smoke, validate
+
+INVALID = "openapi: 3.1.0\ninfo: {title: T}\npaths: {}\n"  # info has no version
+
+
+def test_the_validator_s_findings_are_taken_again_for_the_same_document(tmp_path, monkeypatch):
+    document = tmp_path / "api.yaml"
+    document.write_text(INVALID)
+    cache = tmp_path / "cache"
+    assert validate.known_problems(document, cache) is None
+    found = validate.file_problems(document, cache)
+    assert any("version" in problem.message for problem in found)
+
+    def no_validator(*args):
+        raise AssertionError("the validator ran again")
+
+    monkeypatch.setattr(validate, "schema_problems", no_validator)
+    assert validate.known_problems(document, cache) == found
+    moved = tmp_path / "moved.yaml"
+    moved.write_text(INVALID)  # the same content elsewhere: the same findings, of that file
+    assert [str(p) for p in validate.known_problems(moved, cache)] == [
+        str(p).replace(str(document), str(moved)) for p in found
+    ]
+    document.write_text(INVALID.replace("{title: T}", "{title: T, version: '1'}"))
+    assert validate.known_problems(document, cache) is None
+
+
+def test_an_unreadable_entry_is_a_miss(tmp_path):
+    document = tmp_path / "api.yaml"
+    document.write_text(INVALID)
+    validate.file_problems(document, tmp_path)
+    (entry,) = [p for p in tmp_path.glob("openapi-spec-validator-*/*")]
+    entry.write_bytes(b"\xff not json")
+    assert validate.known_problems(document, tmp_path) is None
+
+
+def test_a_cache_that_cannot_be_written_is_no_cache(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    store = caching.Store(blocked, "kind", {"tool": "1"})
+    store.put("key", b"value")
+    assert store.get("key") is None
+
+
+def test_a_store_keeps_to_its_size(tmp_path, monkeypatch):
+    monkeypatch.setattr(caching, "_MAX_ENTRIES", 4)
+    for n in range(6):
+        caching.Store(tmp_path, "kind", {}).put(f"key{n}", b"x")  # a new store: trims once
+    assert len(list((caching.Store(tmp_path, "kind", {}).path).iterdir())) <= 4
+
+
+def test_results_under_other_tools_are_not_seen(tmp_path):
+    caching.Store(tmp_path, "kind", {"tool": "1"}).put("key", b"one")
+    assert caching.Store(tmp_path, "kind", {"tool": "2"}).get("key") is None
+    assert caching.Store(tmp_path, "kind", {"tool": "1"}).get("key") == b"one"
+
+
+def _package(folder, body):
+    package = folder / "pkg"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text(body)
+    (package / "models.py").write_text("")
+    return folder, "pkg"
+
+
+def test_a_package_that_imported_is_not_imported_again_until_it_changes(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    package = _package(tmp_path / "a", "VALUE = 1\n")
+    smoke.import_packages([package], cache)
+    ran = []
+    real = subprocess.run
+
+    def counting(*args, **kwargs):
+        ran.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(smoke.subprocess, "run", counting)
+    smoke.import_packages([package], cache)
+    assert ran == []
+    _package(tmp_path / "a", "VALUE = 2\n")
+    smoke.import_packages([package], cache)
+    assert len(ran) == 1
+
+
+def test_a_package_that_does_not_import_fails_every_time(tmp_path):
+    cache = tmp_path / "cache"
+    package = _package(tmp_path / "b", "import not_a_module_anywhere\n")
+    for _ in range(2):
+        with pytest.raises(smoke.SmokeTestError, match="not_a_module_anywhere"):
+            smoke.import_packages([package], cache)
