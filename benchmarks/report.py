@@ -518,14 +518,15 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
             f"{'–' if tensors is None else tensors} | {row['parameters']:,} |"
         )
     fused_name, muon_name = "torch AdamW fused", "torch Muon + AdamW fused"
-    out += [
-        "",
-        "### Adam against `clip_grad_norm_` + `AdamW(fused=True)`",
-        "",
-        "| shape set | weight decay | ours / torch fused | ours / torch foreach | "
-        "ours / bandwidth floor | torch fused / floor (wall) |",
-        "|---|---|---|---|---|---|",
-    ]
+    if adam:
+        out += [
+            "",
+            "### Adam against `clip_grad_norm_` + `AdamW(fused=True)`",
+            "",
+            "| shape set | weight decay | ours / torch fused | ours / torch foreach | "
+            "ours / bandwidth floor | torch fused / floor (wall) |",
+            "|---|---|---|---|---|---|",
+        ]
     for row in adam:
         ratios = row["ratios"]
         fused, floor = ratios.get(fused_name), ratios.get("bandwidth floor")
@@ -536,13 +537,15 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
             f"| `{_shapes(row)}` | {_weight_decay(row):g} | {_r(fused)} | "
             f"{_r(ratios.get('torch AdamW foreach'))} | {_r(floor)} | {torch_floor} |"
         )
-    out += [
-        "",
-        "### Muon against `clip_grad_norm_` + `torch.optim.Muon` + `AdamW(fused=True)` for the rest",
-        "",
-        "| shape set | weight decay | ours / torch |",
-        "|---|---|---|",
-    ]
+    if muon:
+        out += [
+            "",
+            "### Muon against `clip_grad_norm_` + `torch.optim.Muon` + `AdamW(fused=True)` for the "
+            "rest",
+            "",
+            "| shape set | weight decay | ours / torch |",
+            "|---|---|---|",
+        ]
     for row in muon:
         out.append(
             f"| `{_shapes(row)}` | {_weight_decay(row):g} | {_r(row['ratios'].get(muon_name))} |"
