@@ -24,8 +24,10 @@ import importlib
 import json
 import logging
 import os
+import signal
 import socket
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -206,7 +208,7 @@ class _Protocol(H11Protocol):
     def __init__(self, *args: Any, limits: _Limits, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.limits = limits
-        self.conn = _StrictConnection(limits)
+        self.strict = self.conn = _StrictConnection(limits)
         self._deadline: asyncio.TimerHandle | None = None
         self._receiving = False
         self._refused = False
@@ -241,7 +243,7 @@ class _Protocol(H11Protocol):
         self._settle()
 
     def send_400_response(self, msg: str) -> None:
-        status, message = _described(self.conn.error, self.limits)
+        status, message = _described(self.strict.error, self.limits)
         self._refuse(status, message)
 
     def _settle(self) -> None:
@@ -293,10 +295,9 @@ class _Protocol(H11Protocol):
         self.transport.resume_reading()
         self.loop.call_later(LINGER, self.transport.close)
 
-    def eof_received(self) -> bool | None:
+    def eof_received(self) -> None:
         if self._refused:
             self.transport.close()
-        return None
 
 
 class _App:
@@ -405,8 +406,17 @@ class ReferenceServer:
 
     def serve_forever(self) -> None:
         """Serve until :meth:`shutdown` (or SIGINT/SIGTERM where run in the main thread), then
-        finish the requests under way."""
-        self.uvicorn.run(sockets=[self.socket])
+        finish the requests under way, and return."""
+        main = threading.current_thread() is threading.main_thread()
+        # uvicorn raises the signal it stopped for again once it is done: here, that returns
+        previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
+        try:
+            self.uvicorn.run(sockets=[self.socket])
+        except KeyboardInterrupt:
+            pass
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, previous)
 
     def shutdown(self) -> None:
         self.uvicorn.should_exit = True
@@ -415,6 +425,10 @@ class ReferenceServer:
         """Close the socket and wait for the steps under way."""
         self.socket.close()
         self.executor.shutdown(wait=True)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def make_server(
@@ -557,8 +571,6 @@ def main(
     )
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     finally:
         server.server_close()
         store.close()
