@@ -24,6 +24,7 @@ import importlib
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import sys
@@ -184,7 +185,7 @@ def _described(exc: h11.RemoteProtocolError | None, limits: _Limits) -> tuple[in
     if exc is None:
         return 400, "the request is not valid HTTP/1.1"
     status = exc.error_status_hint
-    text = str(exc)
+    text = re.sub(r"bytearray\((b'.*?')\)", r"\1", str(exc))
     if status == 431:
         return status, (
             f"the request's line and headers are over {limits.max_head_bytes} bytes together"
