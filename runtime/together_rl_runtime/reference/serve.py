@@ -216,6 +216,12 @@ class _Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
+        # answers are small and written in parts (head, body): send each at once rather than
+        # waiting for the client's delayed ACK (asyncio sets this only on sockets made with
+        # IPPROTO_TCP)
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -374,7 +380,7 @@ class ReferenceServer:
         backlog: int = BACKLOG,
     ) -> None:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.socket = socket.socket(family, socket.SOCK_STREAM)
+        self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((host, port))
         self.socket.listen(backlog)
