@@ -69,7 +69,15 @@ class Server:
         self.connection = http.client.HTTPConnection(self.host, self.port, timeout=600)
 
     def post(self, session: str) -> None:
-        self.connection.request("POST", SESSION_PATH.format(session), body=BODY, headers=HEADERS)
+        try:
+            self.connection.request(
+                "POST", SESSION_PATH.format(session), body=BODY, headers=HEADERS
+            )
+        except (BrokenPipeError, ConnectionResetError):  # closed while idle: connect again
+            self.connection.close()
+            self.connection.request(
+                "POST", SESSION_PATH.format(session), body=BODY, headers=HEADERS
+            )
         response = self.connection.getresponse()
         data = response.read()
         if response.status != 200:
@@ -181,6 +189,7 @@ def _age(servers: dict[str, Server], old: int, calls: int, rounds: int) -> dict[
     for _ in range(old):  # the soak: our session driven to `old` steps over HTTP
         ours.post("old")
     soak = time.perf_counter() - soak
+    theirs.connection.close()  # idle through the soak: the server may have closed it
     theirs.post("old")  # the server before loads its file of `old` steps
     young = {"ours": 0, "before": 0}
 
