@@ -526,8 +526,8 @@ def _server(s: dict[str, Any], summary: list[str]) -> list[str]:
         f"{age['calls_per_round']} steps)",
         "",
         f"Our session was driven to {old} steps over HTTP first (the soak: "
-        f"{age['soak_seconds']:.1f} s, {age['soak_seconds'] / age['old'] * 1e3:.2f} ms a step). The "
-        "server before saves every operation again on every step, so getting there would take it",
+        f"{age['soak_seconds']:.1f} s, {age['soak_seconds'] / age['old'] * 1e3:.2f} ms a step).",
+        "The server before saves every operation again on every step, so getting there would take it",
         "over an hour: its session is the file it would have written at that step, made in process",
         "by the same `LocalSession` and loaded by the server on its first request. A young session",
         "is a new one each round, taken to step 10 before timing.",
