@@ -528,12 +528,13 @@ class _BaseClient:
         if error is not None:
             return resendable or isinstance(error, _NOT_SENT_ERRORS)
         assert response is not None
-        asked = response.headers.get("x-should-retry")
+        asked: str | None = response.headers.get("x-should-retry")
+        status: int = response.status_code
         if not resendable:  # the server has it: only a refusal by rate limit is sent again
-            return response.status_code == 429 and asked != "false"
+            return status == 429 and asked != "false"
         if asked in ("true", "false"):
             return asked == "true"
-        return response.status_code in _RETRIED_STATUSES or response.status_code >= 500
+        return status in _RETRIED_STATUSES or status >= 500
 
     def _retry_delay(self, attempt: int, response: httpx.Response | None) -> float:
         asked = _retry_after(response) if response is not None else None
