@@ -22,6 +22,7 @@ TARGETS = {
     "corpus_seconds": 5.0,  # generate --spec on the public document, wall, at most
     "document_seconds": 60.0,  # generate --spec on 20,000 schemas, wall, at most
     "document_bytes": 2 * 2**30,  # ... and the peak memory of its processes, at most
+    "server_age": 1.25,  # the reference server's step at 10,000 steps / at 10, at most
 }
 
 
@@ -136,6 +137,8 @@ def write(results: dict[str, Any], markdown: Path, plot: Path) -> None:
         body += _client(results["client"], summary)
     for key in sorted(k for k in results if k.startswith("reference_")):
         body += _reference(results[key], summary)
+    if "server" in results:
+        body += _server(results["server"], summary)
     if not any(k.startswith("reference_cuda") for k in results):
         body += [
             "GPU: none was available to this run, so the reference optimizer was measured on the",
@@ -612,6 +615,67 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
     )
     summary.append(
         f"- Reference optimizer state no larger than PyTorch's ({device}): {_verdict(state)}."
+    )
+    return out + [""]
+
+
+def _server(s: dict[str, Any], summary: list[str]) -> list[str]:
+    lat, age = s["latency"], s["age"]
+    old = f"{age['old']:,}"
+    out = [
+        "## Reference server",
+        "",
+        f"`python -m together_rl.reference.serve` of revision `{s['revision']}`, each contender a",
+        "process of its own, against the server before this one (`http.server`, the whole state",
+        f"saved after every step: the runtime of commit `{s['before']}`, run from `git archive`).",
+        "Wall time is what the client waits per POST on a kept-alive connection on loopback; CPU is",
+        "the server process's own. The state folder's steps are flushed to the disk (ours: one",
+        "journal line with `fdatasync`; before: a whole-state file, written and renamed).",
+        "",
+        f"### Kept-alive POST latency ({lat['rounds']} rounds of {lat['calls_per_round']} steps, a new "
+        "session each round)",
+        "",
+        "| server | per step |",
+        "|---|---|",
+    ]
+    for name, m in lat["times"].items():
+        out.append(f"| {name} | {_t(m)} |")
+    out += ["", "| ratio | paired |", "|---|---|"]
+    for label, r in lat["ratios"].items():
+        out.append(f"| {label} | {_r(r)} |")
+    out += [
+        "",
+        f"### A step at about 10 steps and at about {old} ({age['rounds']} rounds of "
+        f"{age['calls_per_round']} steps)",
+        "",
+        f"Our session was driven to {old} steps over HTTP first (the soak: "
+        f"{age['soak_seconds']:.1f} s, {age['soak_seconds'] / age['old'] * 1e3:.2f} ms a step).",
+        "The server before saves every operation again on every step, so getting there would take it",
+        "over an hour: its session is the file it would have written at that step, made in process",
+        "by the same `LocalSession` and loaded by the server on its first request. A young session",
+        "is a new one each round, taken to step 10 before timing.",
+        "",
+        "| contender | per step |",
+        "|---|---|",
+    ]
+    for name, m in age["times"].items():
+        out.append(f"| {name} | {_t(m)} |")
+    out += ["", "| ratio | paired |", "|---|---|"]
+    for label, r in age["ratios"].items():
+        out.append(f"| {label} | {_r(r)} |")
+    ours_age = age["ratios"][f"ours: at {old} / at 10"]
+    before_age = age["ratios"][f"before: at {old} / at 10"]
+    if ours_age:
+        met = ours_age["cpu"]["median"] <= TARGETS["server_age"]
+        summary.append(
+            f"- Reference server: a step's cost does not grow with the session's age: at {old} "
+            f"steps / at 10, ours {_r(ours_age)}, {_verdict(met)} (at most "
+            f"{TARGETS['server_age']:g}x CPU); the server before {_r(before_age)}."
+        )
+    summary.append(
+        "- Reference server, kept-alive POST latency, ours / before: without a state folder "
+        f"{_r(lat['ratios']['ours / before, no state dir'])}; with one "
+        f"{_r(lat['ratios']['ours / before, state dir'])}."
     )
     return out + [""]
 

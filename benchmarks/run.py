@@ -1,8 +1,9 @@
 """Run the benchmarks side by side and write benchmarks/RESULTS.md and benchmarks/scaling.png.
 
-    python benchmarks/run.py [generator] [document] [client] [reference] [--quick] [--device cuda]
+    python benchmarks/run.py [generator] [document] [client] [reference] [server] [--quick]
+        [--device cuda]
 
-With no part named, all four run. Each part's figures are kept in benchmarks/results.json, so a
+With no part named, all five run. Each part's figures are kept in benchmarks/results.json, so a
 part can be re-run (or run on another machine, such as a GPU one) without losing the others;
 RESULTS.md is written from that file every time.
 """
@@ -23,6 +24,7 @@ import document_bench  # noqa: E402
 import generator_bench  # noqa: E402
 import reference_bench  # noqa: E402
 import report  # noqa: E402
+import server_bench  # noqa: E402
 
 RESULTS = HERE / "results.json"
 
@@ -33,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         "parts",
         nargs="*",
         metavar="PART",
-        help="generator, document, client or reference (default: all)",
+        help="generator, document, client, reference or server (default: all)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="fewer repetitions and sizes (a smoke run)"
@@ -42,8 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         "--device", default="cpu", help="device of the reference part (cpu or cuda)"
     )
     args = parser.parse_args(argv)
-    parts = args.parts or ["generator", "document", "client", "reference"]
-    unknown = set(parts) - {"generator", "document", "client", "reference"}
+    parts = args.parts or ["generator", "document", "client", "reference", "server"]
+    unknown = set(parts) - {"generator", "document", "client", "reference", "server"}
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     results = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
@@ -69,6 +71,13 @@ def main(argv: list[str] | None = None) -> int:
             device=args.device,
             sets=sets,
             memory_repeat=1 if args.quick else 2,
+        )
+    if "server" in parts:
+        print("server ...", flush=True)
+        results["server"] = server_bench.run(
+            calls=20 if args.quick else 50,
+            rounds=3 if args.quick else 15,
+            old=1_000 if args.quick else 10_000,
         )
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     report.write(results, HERE / "RESULTS.md", HERE / "scaling.png")

@@ -6,9 +6,11 @@ import http.client
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +97,94 @@ class Served:
         if own:
             connection.close()
         return response.status, payload
+
+
+class ForkServer:
+    """A process that has imported a revision's reference server and forks a new server on each
+    :meth:`start` (``tests/forkserve.py``): for tests that kill servers and start others."""
+
+    def __init__(self, revision: str, env: dict[str, str] | None = None) -> None:
+        environment = {k: v for k, v in os.environ.items() if k != "TOGETHER_API_KEY"}
+        environment.update(env or {})
+        tests = str(Path(__file__).resolve().parent)
+        environment["PYTHONPATH"] = os.pathsep.join(
+            p for p in (tests, environment.get("PYTHONPATH")) if p
+        )
+        self.log_file = tempfile.TemporaryFile(mode="w+")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "forkserve"],
+            cwd=GENERATED / revision,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log_file,
+            text=True,
+            env=environment,
+        )
+        self.revision = revision
+
+    def __enter__(self) -> ForkServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self, *args: str) -> Forked:
+        """A new server (``--port 0`` unless ``args`` say otherwise), listening."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write("\0".join(["--port", "0", *args]) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line.startswith("pid "):
+            raise AssertionError(line + self.close())
+        forked = Forked(self.revision, int(line.split()[1]))
+        forked.banner = self.process.stdout.readline()
+        match = re.search(r"http://([\d.]+):(\d+)", forked.banner)
+        if match is None:
+            raise AssertionError(forked.banner + self.close())
+        forked.host, forked.port = match.group(1), int(match.group(2))
+        forked.url = match.group(0)
+        return forked
+
+    def close(self) -> str:
+        """End the forking process (the servers it started end by themselves, or are killed);
+        the log of all of them."""
+        self.process.terminate()
+        self.process.communicate(timeout=10)
+        self.log_file.seek(0)
+        log = self.log_file.read()
+        self.log_file.close()
+        return log
+
+
+class Forked(Served):
+    """A server that :class:`ForkServer` started (``with`` stops it)."""
+
+    def __init__(self, revision: str, pid: int) -> None:
+        # not Served.__init__, which starts a process: this one runs already
+        self.revision = revision
+        self.pid = pid
+        self.required = _required_headers(revision, GENERATED)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown at all."""
+        os.kill(self.pid, signal.SIGKILL)
+        self._gone()
+
+    def stop(self) -> str:
+        """SIGTERM, and wait until it has ended (its log is the fork server's)."""
+        os.kill(self.pid, signal.SIGTERM)
+        self._gone()
+        return ""
+
+    def _gone(self, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.01)
+        raise AssertionError(f"server {self.pid} did not end")
 
 
 def _required_headers(revision: str, root: Path) -> Any:

@@ -96,6 +96,15 @@ def test_empty_path_parameters_are_refused_before_sending(server):
             client.get_optim_step_operation(SESSION, "")
         with pytest.raises(pkg.ValidationError, match=r"^session_id: expected a string, got 7$"):
             client.optim_step(7)
+        # httpx would read these as "this folder" and "the folder above": another URL
+        for dots in (".", ".."):
+            with pytest.raises(
+                pkg.ValidationError,
+                match=rf"^session_id: must not be '\.' or '\.\.'.*got '{dots}'$",
+            ):
+                client.optim_step(dots)
+            with pytest.raises(pkg.ValidationError, match=r"^operation_id: must not be '\.'"):
+                client.get_optim_step_operation(SESSION, dots)
     assert server.seen == []
 
 
@@ -212,6 +221,22 @@ def test_a_post_without_an_idempotency_key_is_never_sent_again(revision, failure
         with pytest.raises(pkg.APIError):
             client.optim_step(SESSION, **body_kwargs(revision), **required_parameters(revision))
     assert len(server.seen) == 1
+
+
+@pytest.mark.parametrize("status", [409, 503])
+def test_the_server_s_x_should_retry_never_resends_a_post_without_a_key(status, server):
+    """The one retry rule: the header decides only for a request that may be received twice."""
+    pkg = load("f4885bc38424")
+    server.script(
+        Reply(status, ERROR_BODY, headers={"x-should-retry": "true"}), Reply(200, operation())
+    )
+    with client_for("f4885bc38424", server, max_retries=3) as client:
+        with pytest.raises(pkg.APIStatusError):
+            client.optim_step(SESSION)
+        assert len(server.seen) == 1
+        # a GET may be sent again: there the header decides
+        assert client.get_optim_step_operation(SESSION, "op-1").id == "op-1"
+    assert [s.method for s in server.seen] == ["POST", "GET"]
 
 
 def test_a_get_answered_503_then_200_is_retried(server):

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from conftest import ROOT, SPEC_DIR
 from packages import load
-from serving import Served
+from serving import ForkServer
 
 from generator import compat
 from generator.cli import main
@@ -115,22 +115,17 @@ def observed(tmp_path_factory):
     folder = tmp_path_factory.mktemp("models")
     (folder / "compat_models.py").write_text(textwrap.dedent(MODELS))
     env = {"PYTHONPATH": str(folder), "OMP_NUM_THREADS": "1"}
+    # one process per revision imports its server once and forks its three servers
+    forks = {revision.id: ForkServer(revision.id, env=env) for revision in INDEX}
     servers = {}
-    for revision in INDEX:
-        for kind in KINDS:
-            servers[(revision.id, kind)] = Served(
-                revision.id,
-                *("--optimizer", kind, "--model", "compat_models:tiny", "--log-steps"),
-                env=env,
-                wait=False,
-            )
-        servers[(revision.id, "nan")] = Served(
-            revision.id, "--model", "compat_models:nan", env=env, wait=False
-        )
     answers: dict[str, object] = {}
     try:
-        for server in servers.values():
-            server.ready()
+        for revision in INDEX:
+            for kind in KINDS:
+                servers[(revision.id, kind)] = forks[revision.id].start(
+                    *("--optimizer", kind, "--model", "compat_models:tiny", "--log-steps")
+                )
+            servers[(revision.id, "nan")] = forks[revision.id].start("--model", "compat_models:nan")
         for number, pair in enumerate(PAIRS):
             package = load(pair.client.id)
             for kind in KINDS:
@@ -150,7 +145,9 @@ def observed(tmp_path_factory):
                     client, f"{number}-nan", required_body(pair.client.id)
                 )
     finally:
-        logs = {key: server.stop() for key, server in servers.items()}
+        for server in servers.values():
+            server.stop()
+        logs = {key: running.close() for key, running in forks.items()}
     settings = {}
     for log in logs.values():
         for line in log.splitlines():

@@ -81,22 +81,22 @@ def test_a_refused_step_leaves_no_gradient_behind():
     """The server computes a step's gradients only once its request is checked: a step after a
     refused one applies one batch's gradients, not two."""
     from together_rl_runtime.reference import _routes as routes
-    from together_rl_runtime.reference import serve
+    from together_rl_runtime.reference import _store, serve
 
     session_class = reference(NEWEST).LocalSession
-    made = serve._Sessions(session_class, serve.demo_model, 0, {"optimizer": "adam"}, None)
-    router = routes.Router(
-        routes.Sessions(made.make), session_class.revision, gradients=made.gradients
-    )
+    make = serve.session_factory(session_class, serve.demo_model, 0, {"optimizer": "adam"})
+    store = _store.SessionStore(make, NEWEST)
+    router = routes.Router(store, session_class.revision, gradients=store.gradients)
     good = json.dumps(adam(learning_rate=0.01)).encode()
-    refused = router.respond(
-        "POST", path("a"), facts.required_headers(NEWEST), json.dumps(adam(eps=0)).encode()
-    )
+    headers = facts.required_headers(NEWEST)
+    for sid in ("a", "b"):
+        router.respond("POST", path(sid), headers, good)
+    refused = router.respond("POST", path("a"), headers, json.dumps(adam(eps=0)).encode())
     assert refused[1]["status"] == FAILED
-    router.respond("POST", path("a"), facts.required_headers(NEWEST), good)
-    router.respond("POST", path("b"), facts.required_headers(NEWEST), good)
-    a, b = (made_session for made_session in (router.sessions.get("a"), router.sessions.get("b")))
-    assert a.step == b.step == 1
+    for sid in ("a", "b"):
+        router.respond("POST", path(sid), headers, good)
+    a, b = store.find("a"), store.find("b")
+    assert a.step == b.step == 2
     assert all(
         torch.equal(x, y)
         for x, y in zip(
@@ -274,7 +274,8 @@ def test_the_user_s_own_model_is_served(tmp_path):
         for _ in range(40):
             server.request("POST", path("mine"), adam(learning_rate=0.05))
     assert "over my_model:make" in server.banner
-    state = torch.load(next((tmp_path / "s").iterdir()), weights_only=True)["state"]
+    (snapshot,) = (tmp_path / "s").glob("*/snapshot-*.pt")  # written at shutdown
+    state = torch.load(snapshot, weights_only=True)["state"]
     weight = state["parameters"]["weight"]
     assert torch.allclose(weight, torch.ones_like(weight), atol=0.5)  # it learned the sum
 

@@ -206,6 +206,74 @@ def test_a_call_without_a_key_is_sent_once_unless_provably_not_processed(no_slee
     assert len(seen) == 2 and no_sleep[-1] == pytest.approx(0.25)
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        httpx.Response(503, headers={"x-should-retry": "true"}),
+        httpx.Response(409, headers={"x-should-retry": "true"}),
+        httpx.Response(400, headers={"x-should-retry": "true"}),
+        httpx.Response(429, headers={"x-should-retry": "false"}),
+    ],
+)
+def test_the_server_s_headers_never_resend_a_call_without_a_key(answer):
+    """The retry rule: a POST without an idempotency key is not sent again once the server has it,
+    whatever ``x-should-retry`` says; ``false`` still stops the one retry it has (429)."""
+    seen, transport = scripted(answer, operation())
+    with client(transport) as c:
+        with pytest.raises(rt.APIStatusError):
+            c.plain("a")
+    assert len(seen) == 1
+
+
+def test_for_a_resendable_call_x_should_retry_decides():
+    seen, transport = scripted(httpx.Response(503, headers={"x-should-retry": "false"}))
+    with client(transport) as c:
+        with pytest.raises(rt.InternalServerError):
+            c.submit("a")
+    assert len(seen) == 1
+    seen, transport = scripted(httpx.Response(400, headers={"x-should-retry": "true"}), operation())
+    with client(transport) as c:
+        assert c.submit("a").id == "op-1"
+    assert len(seen) == 2 and len({r.headers["idempotency-key"] for r in seen}) == 1
+
+
+@pytest.mark.parametrize(
+    ("failure", "kind", "says"),
+    [
+        (
+            httpx.ReadTimeout(""),
+            rt.APITimeoutError,
+            "the server did not answer within the timeout (ReadTimeout)",
+        ),
+        (
+            httpx.ConnectError(""),
+            rt.APIConnectionError,
+            "could not connect to the server (ConnectError)",
+        ),
+        (
+            httpx.RemoteProtocolError("Server disconnected"),
+            rt.APIConnectionError,
+            "the server closed the connection or broke HTTP (RemoteProtocolError: Server disconnected)",
+        ),
+    ],
+)
+def test_connection_errors_say_what_happened(failure, kind, says):
+    """Sync and async alike, also where httpx's exception has no message."""
+    with client(scripted(failure)[1], max_retries=0) as c:
+        with pytest.raises(kind) as caught:
+            c.plain("a")
+    assert str(caught.value) == f"POST https://api.example.com/v1/things/a: {says}"
+
+    async def run() -> None:
+        _, transport = scripted(failure)
+        async with AsyncClient(api_key="k", transport=transport, max_retries=0) as c:
+            await c.plain("a")
+
+    with pytest.raises(kind) as caught:
+        asyncio.run(run())
+    assert str(caught.value).endswith(f": {says}")
+
+
 def test_errors_are_typed_and_carry_the_body():
     seen, transport = scripted(httpx.Response(404, text="nothing here"))
     with client(transport) as c:
@@ -227,6 +295,11 @@ def test_path_parameters_are_checked_and_escaped():
     with client(transport) as c:
         with pytest.raises(rt.ValidationError, match="^thing: must not be empty"):
             c.submit("")
+        for dots in (".", ".."):
+            with pytest.raises(
+                rt.ValidationError, match=r"^thing: must not be '\.' or '\.\.', which would change"
+            ):
+                c.submit(dots)
         c.submit("a/b c", key="k-1")
     assert seen[0].url.raw_path == b"/v1/things/a%2Fb%20c"
     assert seen[0].headers["idempotency-key"] == "k-1"

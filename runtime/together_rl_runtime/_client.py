@@ -6,13 +6,20 @@ A generated ``Client`` subclasses :class:`SyncAPIClient` (``AsyncClient``
 operation that builds the request's path, parameters and body, then calls :meth:`_send` and
 :meth:`_parse` (or :meth:`_wait` for a waiter).
 
-The retry rule: a call is retried up to ``max_retries`` times, with exponential backoff and
-jitter, or after the delay the server asks for (``retry-after-ms``, or ``Retry-After`` in seconds
-or as an HTTP date, where it is at most 60 s); a server's ``x-should-retry: true`` or ``false``
-decides on its own. A request the server may receive twice without harm (``resendable``: an
-idempotent method, or a call that carries an idempotency key) is retried on a connection error, a
-timeout, 408, 409, 429 and 5xx; any other is retried only when it provably was not processed:
-the connection failed before the request was sent, or 429.
+The retry rule (the one place the runtime states it; the project README says the same):
+
+- A call is retried at most ``max_retries`` times, after exponential backoff with jitter, or after
+  the delay the server asks for (``retry-after-ms``, else ``Retry-After`` in seconds or as an HTTP
+  date), where that is at most 60 s.
+- A request the server may receive twice without harm (``resendable``: an idempotent method such
+  as GET, or a call that carries an idempotency key, whose retries send the same key) is retried
+  as the official SDK retries: the server's ``x-should-retry: true`` or ``false`` decides where
+  it is sent; else a connection error, a timeout, 408, 409, 429 and 5xx are retried.
+- Any other request (a POST without an idempotency key) is never sent again once the server may
+  have received it, whatever the server's headers say, since the server would do its work twice
+  (a training step applied twice silently corrupts the run): it is retried only when it provably
+  was not processed, that is when the connection failed before the request was sent, or when the
+  server answered 429 (and not even then with ``x-should-retry: false``).
 """
 
 from __future__ import annotations
@@ -210,11 +217,16 @@ def parameter(
 
 
 def path_parameter(value: object, name: str, write: Callable[[Any, str], object]) -> str:
-    """A path parameter, checked and escaped for a path segment; an empty value is refused
-    before anything is sent."""
+    """A path parameter, checked and escaped for a path segment. A value that would change the
+    URL's path rather than fill the segment (empty, ``.`` or ``..``, which URLs read as "this
+    folder" and "the folder above") is refused before anything is sent."""
     text = _text(write(value, name))
     if not text:
         raise ValidationError(name, "must not be empty", value)
+    if text in (".", ".."):
+        raise ValidationError(
+            name, "must not be '.' or '..', which would change the URL's path", value
+        )
     return quote(text, safe="")
 
 
@@ -376,8 +388,33 @@ async def _aevents_of(response: httpx.Response) -> AsyncIterator[ServerSentEvent
         await response.aclose()
 
 
+_WHAT_FAILED: tuple[tuple[type[httpx.HTTPError], str], ...] = (
+    (httpx.ConnectTimeout, "connecting to the server timed out"),
+    (httpx.ReadTimeout, "the server did not answer within the timeout"),
+    (httpx.WriteTimeout, "sending the request timed out"),
+    (httpx.PoolTimeout, "no connection of the pool was free within the timeout"),
+    (httpx.TimeoutException, "the request timed out"),
+    (httpx.ConnectError, "could not connect to the server"),
+    (httpx.ReadError, "the connection broke while reading the answer"),
+    (httpx.WriteError, "the connection broke while sending the request"),
+    (httpx.RemoteProtocolError, "the server closed the connection or broke HTTP"),
+    (httpx.LocalProtocolError, "the request could not be sent as HTTP"),
+    (httpx.ProxyError, "the proxy failed"),
+    (httpx.UnsupportedProtocol, "the URL's scheme is not supported"),
+    (httpx.DecodingError, "the answer could not be decoded"),
+    (httpx.TooManyRedirects, "too many redirects"),
+    (httpx.NetworkError, "the network failed"),
+    (httpx.TransportError, "the transport failed"),
+)
+
+
 def _connection_error(request: httpx.Request, exc: httpx.HTTPError) -> APIConnectionError:
-    message = f"{request.method} {request.url}: {exc or type(exc).__name__}"
+    """Our error for an httpx one; its message always says what happened: a description, the
+    exception's type and httpx's own message where it has one."""
+    what = next((text for kind, text in _WHAT_FAILED if isinstance(exc, kind)), "the call failed")
+    detail = str(exc).strip()
+    cause = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    message = f"{request.method} {request.url}: {what} ({cause})"
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(message, request=request)
     return APIConnectionError(message, request=request)
@@ -638,14 +675,13 @@ class _BaseClient:
         if error is not None:
             return resendable or isinstance(error, _NOT_SENT_ERRORS)
         assert response is not None
-        asked = response.headers.get("x-should-retry")
+        asked: str | None = response.headers.get("x-should-retry")
+        status: int = response.status_code
+        if not resendable:  # the server has it: only a refusal by rate limit is sent again
+            return status == 429 and asked != "false"
         if asked in ("true", "false"):
-            return bool(asked == "true")
-        if response.status_code == 429:
-            return True
-        return resendable and (
-            response.status_code in _RETRIED_STATUSES or response.status_code >= 500
-        )
+            return asked == "true"
+        return status in _RETRIED_STATUSES or status >= 500
 
     def _retry_delay(self, attempt: int, response: httpx.Response | None) -> float:
         asked = _retry_after(response) if response is not None else None

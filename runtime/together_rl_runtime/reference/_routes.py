@@ -14,9 +14,10 @@ from urllib.parse import unquote
 
 from .._exceptions import IdempotencyKeyReusedError, UnknownOperationError
 from ._definition import ReferenceRevision
-from ._session import LocalSession
+from ._session import LocalSession, StepRecord
+from ._store import NotDurableError, SessionLimitError, StateError
 
-__all__ = ["Router", "Sessions", "SessionSource"]
+__all__ = ["Answer", "Router", "Sessions", "SessionSource", "error"]
 
 SessionSource = LocalSession | Mapping[str, LocalSession] | Callable[[str], LocalSession]
 """One session, the sessions by id, or a function that makes the session of an id."""
@@ -27,9 +28,15 @@ IDEMPOTENCY_HEADER = "idempotency-key"
 class Sessions:
     """The training sessions served, one per session id.
 
-    From a function, each session is made on the first request for its id; from a mapping, only
-    its ids are served; a single session is bound to the first id it is asked for, and other
-    ids are unknown (so that two ids never share one session by mistake).
+    From a function, each session is made on the first valid step for its id (a GET, or a step
+    the request of which is refused, makes none); from a mapping, only its ids are served; a
+    single session is bound to the first id it is asked for, and other ids are unknown (so that
+    two ids never share one session by mistake).
+
+    A :class:`Router` uses ``find`` (the session of an id, never made), ``fresh`` and ``adopt``
+    (a new session, kept once its first request is found valid), ``release`` (the end of a use),
+    ``commit`` (what records a step before it counts: nothing here) and ``gradients``; the
+    server's :class:`~._store.SessionStore` answers the same.
     """
 
     def __init__(self, source: SessionSource) -> None:
@@ -47,33 +54,65 @@ class Sessions:
     def get(self, session_id: str) -> LocalSession | None:
         """The session of ``session_id``, made now where the source makes sessions; ``None``
         where this source serves no such session."""
+        session = self.find(session_id)
+        if session is not None:
+            return session
+        made = self.fresh(session_id)
+        return None if made is None else self.adopt(session_id, made)
+
+    def find(self, session_id: str) -> LocalSession | None:
+        """The session of ``session_id`` where there is one (a single session is bound to the
+        first id asked for); never made here."""
         with self._lock:
             session = self._sessions.get(session_id)
-            if session is not None:
-                return session
-            if self._single is not None and not self._sessions:
-                self._sessions[session_id] = self._single
-                return self._single
-            if self._make is not None:
-                session = self._sessions[session_id] = self._make(session_id)
-                return session
-            return None
+            if session is None and self._single is not None and not self._sessions:
+                session = self._sessions[session_id] = self._single
+            return session
+
+    def fresh(self, session_id: str) -> LocalSession | None:
+        """A new session for ``session_id``, not kept until :meth:`adopt`; ``None`` where this
+        source makes no sessions."""
+        return None if self._make is None else self._make(session_id)
+
+    def forget(self, session: LocalSession) -> None:
+        """Drop a session from :meth:`fresh` that was not adopted."""
+
+    def adopt(self, session_id: str, session: LocalSession) -> LocalSession:
+        """Keep ``session`` for ``session_id``; where another request made one first, that one."""
+        with self._lock:
+            return self._sessions.setdefault(session_id, session)
+
+    def release(self, session_id: str) -> None:
+        """The end of a use that :meth:`find` or :meth:`adopt` began."""
+
+    def commit(self, session_id: str) -> Callable[[StepRecord], None] | None:
+        """What records a step before it counts: nothing, for sessions in memory."""
+        return None
 
     def ids(self) -> list[str]:
         with self._lock:
             return sorted(self._sessions)
 
 
+Answer = tuple[int, dict[str, Any], dict[str, str]]
+"""A status, a JSON body and headers."""
+
+
 class Router:
     """Answers requests as the API of ``revision`` would, from ``sessions``; with an ``api_key``,
-    requests must carry it as a bearer token. ``gradients(session_id)`` gives the function that computes a
-    step's gradients, where the router should have them computed; ``after_step(session_id,
-    session, operation)`` runs after every POST that reached a session (a server saves the
-    session and logs the step there)."""
+    requests must carry it as a bearer token. ``gradients(session_id)`` gives the function that
+    computes a step's gradients, where the router should have them computed; ``after_step(
+    session_id, session, operation)`` runs after every POST that reached a session (a server logs
+    the step there).
+
+    Where ``sessions`` records steps (a server's state folder), a step whose record cannot be
+    written is taken back and answered 503 with ``x-should-retry: true``: nothing was applied,
+    and a resend with the same idempotency key applies it once.
+    """
 
     def __init__(
         self,
-        sessions: Sessions,
+        sessions: Any,
         revision: ReferenceRevision,
         *,
         api_key: str | None = None,
@@ -89,7 +128,12 @@ class Router:
     def respond(
         self, method: str, path: str, headers: Mapping[str, str], body: bytes
     ) -> tuple[int, dict[str, Any]]:
-        """The status and JSON body the API answers ``method path`` with.
+        """The status and JSON body the API answers ``method path`` with (see :meth:`handle`)."""
+        status, payload, _ = self.handle(method, path, headers, body)
+        return status, payload
+
+    def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Answer:
+        """The status, JSON body and headers the API answers ``method path`` with.
 
         ``path`` is the raw (still percent-encoded) path; anything before the operation's path,
         such as ``/v1``, is ignored. ``headers`` are matched without case.
@@ -101,14 +145,7 @@ class Router:
         if retrieve is not None:
             if method != "GET":
                 return error(405, "invalid_request_error", f"{method} is not allowed here; use GET")
-            session = self._session(retrieve)
-            if session is None:
-                return _unknown_session(unquote(retrieve[self.revision.session_id]))
-            try:
-                operation_id = unquote(retrieve[self.revision.operation_id])
-                return 200, session.get_operation(operation_id).to_dict()
-            except UnknownOperationError as exc:
-                return error(404, "not_found_error", str(exc))
+            return self._retrieve(retrieve)
         submit = self.revision.submit.fullmatch(path)
         if submit is not None:
             if method != "POST":
@@ -118,12 +155,26 @@ class Router:
             return self._step(submit, lowered, body)
         return error(404, "not_found_error", f"no operation at {method} {path}")
 
-    def _session(self, match: Any) -> LocalSession | None:
-        return self.sessions.get(unquote(match[self.revision.session_id]))
+    def _retrieve(self, match: Any) -> Answer:
+        try:
+            session_id = _segment(match[self.revision.session_id], "session id")
+            operation_id = _segment(match[self.revision.operation_id], "operation id")
+        except ValueError as exc:
+            return error(400, "invalid_request_error", str(exc))
+        try:
+            session = self.sessions.find(session_id)
+        except StateError as exc:
+            return _unloadable(session_id, exc)
+        if session is None:
+            return _unknown_session(session_id)
+        try:
+            return 200, session.get_operation(operation_id).to_dict(), {}
+        except UnknownOperationError as exc:
+            return error(404, "not_found_error", str(exc))
+        finally:
+            self.sessions.release(session_id)
 
-    def _step(
-        self, match: Any, headers: Mapping[str, str], body: bytes
-    ) -> tuple[int, dict[str, Any]]:
+    def _step(self, match: Any, headers: Mapping[str, str], body: bytes) -> Answer:
         try:
             data = json.loads(body or b"{}")
         except ValueError as exc:
@@ -135,23 +186,81 @@ class Router:
         missing = [n for n in self.revision.required_headers if not headers.get(n.lower())]
         if missing:
             return error(400, "invalid_request_error", f"the header {missing[0]} is required")
-        session_id = unquote(match[self.revision.session_id])
-        session = self.sessions.get(session_id)
-        if session is None:
-            return _unknown_session(session_id)
-        key = headers.get(IDEMPOTENCY_HEADER) or None
-        gradients = self._gradients(session_id) if self._gradients is not None else None
         try:
+            session_id = _segment(match[self.revision.session_id], "session id")
+        except ValueError as exc:
+            return error(400, "invalid_request_error", str(exc))
+        known = _known_only(data, self.revision.known_fields)
+        try:
+            session = self.sessions.find(session_id)
+        except StateError as exc:
+            return _unloadable(session_id, exc)
+        if session is None:
+            made = self.sessions.fresh(session_id)
+            if made is None:
+                return _unknown_session(session_id)
+            refused = made._check(known)
+            if refused is not None:  # an invalid request makes no session
+                self.sessions.forget(made)
+                return 200, refused.to_dict(), {}
+            try:
+                session = self.sessions.adopt(session_id, made)
+            except SessionLimitError as exc:
+                headers = {"x-should-retry": "false"}
+                return error(
+                    429, "rate_limit_error", str(exc), code="session_limit", headers=headers
+                )
+            except (NotDurableError, StateError) as exc:
+                return _not_durable(exc)
+        key = headers.get(IDEMPOTENCY_HEADER) or None
+        try:
+            gradients = self._gradients(session_id) if self._gradients is not None else None
             operation = session.optim_step(
-                _known_only(data, self.revision.known_fields),
+                known,
                 idempotency_key=key,
                 gradients=gradients,
+                commit=self.sessions.commit(session_id),
             )
         except IdempotencyKeyReusedError as exc:
             return error(422, "invalid_request_error", str(exc), code="idempotency_key_reused")
+        except NotDurableError as exc:
+            return _not_durable(exc)
+        finally:
+            self.sessions.release(session_id)
         if self._after_step is not None:
             self._after_step(session_id, session, operation)
-        return 200, operation.to_dict()
+        return 200, operation.to_dict(), {}
+
+
+def _segment(raw: str, what: str) -> str:
+    """A path segment, percent-decoded: it must be UTF-8 (so that two byte strings never name one
+    session)."""
+    try:
+        return unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        raise ValueError(f"the {what} {raw!r} is not UTF-8 once percent-decoded") from None
+
+
+def _not_durable(exc: Exception) -> Answer:
+    message = (
+        f"the step was not applied: {exc}; nothing was changed, and resending it with the same "
+        "Idempotency-Key applies it once"
+    )
+    return error(
+        503,
+        "server_error",
+        message,
+        code="not_durable",
+        headers={"x-should-retry": "true", "retry-after": "1"},
+    )
+
+
+def _unloadable(session_id: str, exc: Exception) -> Answer:
+    return error(
+        500,
+        "server_error",
+        f"the saved training session {session_id!r} cannot be loaded: {exc}",
+    )
 
 
 def _authorized(headers: Mapping[str, str], api_key: str) -> bool:
@@ -159,7 +268,7 @@ def _authorized(headers: Mapping[str, str], api_key: str) -> bool:
     return scheme.lower() == "bearer" and hmac.compare_digest(token.encode(), api_key.encode())
 
 
-def _unknown_session(session_id: str) -> tuple[int, dict[str, Any]]:
+def _unknown_session(session_id: str) -> Answer:
     return error(404, "not_found_error", f"no training session {session_id!r} here")
 
 
@@ -177,7 +286,13 @@ def _known_only(data: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str, 
 
 
 def error(
-    status: int, kind: str, message: str, *, code: str | None = None
-) -> tuple[int, dict[str, Any]]:
-    """An error answer in the API's format (ErrorData)."""
-    return status, {"error": {"type": kind, "message": message, "param": None, "code": code}}
+    status: int,
+    kind: str,
+    message: str,
+    *,
+    code: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Answer:
+    """An error answer in the API's format (ErrorData), with ``headers``."""
+    payload = {"error": {"type": kind, "message": message, "param": None, "code": code}}
+    return status, payload, dict(headers or {})

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, ClassVar, Literal
 
 import torch
@@ -27,7 +28,7 @@ from .._exceptions import (
     UnknownOperationError,
     ValidationError,
 )
-from .._model import Model, at
+from .._model import UNSET, Model, at
 from ..settings import (
     SESSION_DEFAULTS,
     SETTING_KINDS,
@@ -40,7 +41,14 @@ from ..settings import (
 from . import _optim
 from ._definition import ReferenceRevision
 
-__all__ = ["ADAM_DEFAULTS", "MUON_DEFAULTS", "LocalSession", "UnknownOperationError"]
+__all__ = [
+    "ADAM_DEFAULTS",
+    "MUON_DEFAULTS",
+    "LocalSession",
+    "ReplayError",
+    "StepRecord",
+    "UnknownOperationError",
+]
 
 
 def _of(optimizer: str) -> Mapping[str, float]:
@@ -79,6 +87,25 @@ class _Settings:
     clip: float
     adam: Mapping[str, float]
     muon: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """What a step leaves to be recorded before it counts (see ``optim_step``'s ``commit``)."""
+
+    idempotency_key: str | None
+    request: dict[str, Any] | None
+    """The request body in the wire format, as the step read it (``None`` where it is not
+    known: an operation taken over from a state saved by runtime 1.0.0)."""
+    operation: dict[str, Any]
+    """The operation the step answers with, in the wire format."""
+    step: int | None
+    """The step number a completed step made; ``None`` for a failed one (which changed
+    nothing)."""
+
+
+class ReplayError(Exception):
+    """A recorded step, applied again, did not give what it gave the first time."""
 
 
 def default_muon_filter(name: str, param: Tensor) -> bool:
@@ -239,29 +266,96 @@ class LocalSession:
         *,
         idempotency_key: str | None = None,
         gradients: Callable[[], object] | None = None,
+        commit: Callable[[StepRecord], None] | None = None,
     ) -> Any:
         """Apply one optimizer step with the per-step overrides of ``body`` (the model, or a dict in
         the wire format) and return the finished operation: COMPLETED with ``output.step``, or
         FAILED with an error code and a message, having changed nothing.
 
         An ``idempotency_key`` seen before with the same body returns that request's operation
-        and applies no second step; with another body it raises IdempotencyKeyReusedError.
+        and applies no second step; with another body it raises IdempotencyKeyReusedError. Bodies
+        are the same when their content is: numbers compare by value (``1`` and ``1.0`` are the
+        same) and the order of keys does not matter.
         ``gradients``, where given, is called once the request is checked, to put this step's
         gradients in ``.grad`` (a server computes them there, so that a refused request does not
         leave gradients behind for the next step).
+
+        ``commit``, where given, is called with the step's :class:`StepRecord` before the step
+        counts, in the order the steps run (a server writes its journal there). If it raises, the
+        step is undone (parameters, gradients, optimizer state and the step counter are as before,
+        and the key is not taken) and the exception propagates; a completed step can only be
+        undone in a session made with ``rollback=True``.
         """
+        if commit is not None and not self._rollback:
+            raise ConfigurationError("commit= needs a session made with rollback=True")
         with self._turn():
             fingerprint = _fingerprint(body) if idempotency_key is not None else ""
             if idempotency_key is not None and idempotency_key in self._keys:
                 seen, operation_id = self._keys[idempotency_key]
-                if seen != fingerprint:
+                if not _same_request(seen, fingerprint, body):
                     raise IdempotencyKeyReusedError(idempotency_key, operation_id)
                 return self._operations[operation_id]
-            operation = self._run(body, gradients)
+            undo: list[Callable[[], None]] = []
+            operation = self._run(body, gradients, undo=undo if commit is not None else None)
+            if commit is not None:
+                completed = operation.output is not UNSET
+                record = StepRecord(
+                    idempotency_key=idempotency_key,
+                    request=_wire(body),
+                    operation=operation.to_dict(),
+                    step=self._step if completed else None,
+                )
+                try:
+                    commit(record)
+                except BaseException:
+                    for step_back in undo:
+                        step_back()
+                    raise
             self._operations[operation.id] = operation
             if idempotency_key is not None:
                 self._keys[idempotency_key] = (fingerprint, operation.id)
             return operation
+
+    def _check(self, body: Model | Mapping[str, Any]) -> Any | None:
+        """The FAILED operation a step with ``body`` would answer because the request is invalid
+        (without running it, changing or recording anything), or ``None``."""
+        try:
+            self._settings(body)
+        except (ValidationError, _InvalidInput) as exc:
+            return self._failed(str(uuid.uuid4()), self.revision.invalid_input, str(exc))
+        return None
+
+    def _restore_record(
+        self,
+        record: Mapping[str, Any],
+        *,
+        apply: bool,
+        gradients: Callable[[], object] | None = None,
+    ) -> None:
+        """Take back a :class:`StepRecord` (as a dict) that a journal kept: its operation and key,
+        and, where ``apply``, the step itself, run again from the recorded request (it must
+        complete with the recorded step number, or ReplayError)."""
+        with self._turn():
+            operation: Any = self.revision.operation.from_dict(record["operation"])
+            step = record.get("step")
+            request = record.get("request")
+            if apply and step is not None:
+                if request is None:
+                    raise ReplayError(f"step {step} has no recorded request to apply again")
+                again = self._run(request, gradients, operation_id=operation.id)
+                if again.output is UNSET or self._step != step:
+                    problem = again.error.message if again.output is UNSET else f"step {self._step}"
+                    raise ReplayError(
+                        f"step {step} (operation {operation.id}) did not apply again: {problem}"
+                    )
+            elif step is not None:
+                self._step = max(self._step, int(step))
+            self._operations[operation.id] = operation
+            key = record.get("idempotency_key")
+            if key is not None:
+                # a key without its request (taken over from runtime 1.0.0) matches any body
+                fingerprint = "any" if request is None else _fingerprint(request)
+                self._keys[key] = (fingerprint, operation.id)
 
     def get_operation(self, operation_id: str) -> Any:
         """The operation with this id, as it is now."""
@@ -270,9 +364,18 @@ class LocalSession:
         except KeyError:
             raise UnknownOperationError(f"no operation {operation_id!r} in this session") from None
 
-    def _run(self, body: Model | Mapping[str, Any], gradients: Callable[[], object] | None) -> Any:
+    def _run(
+        self,
+        body: Model | Mapping[str, Any],
+        gradients: Callable[[], object] | None,
+        *,
+        operation_id: str | None = None,
+        undo: list[Callable[[], None]] | None = None,
+    ) -> Any:
+        """Run one step; where ``undo`` is given, a completed step appends to it what takes the
+        step back (with ``rollback``)."""
         definition = self.revision
-        operation_id = str(uuid.uuid4())
+        operation_id = operation_id or str(uuid.uuid4())
         if self._broken is not None:
             return self._failed(operation_id, definition.internal_error, self._broken)
         try:
@@ -314,6 +417,8 @@ class LocalSession:
                 definition.internal_error,
                 f"the update failed ({problem}); nothing was changed",
             )
+        if undo is not None and saved is not None:
+            undo.append(self._undoing(saved, before))
         self._step += 1
         self._last_settings = {
             "clip": settings.clip,
@@ -324,6 +429,22 @@ class LocalSession:
             p.grad = None
         result = definition.result(step=str(self._step))
         return definition.operation(id=operation_id, status=definition.succeeded, output=result)
+
+    def _undoing(
+        self,
+        saved: tuple[dict[str, Tensor], Any, Any],
+        gradients: Mapping[str, Tensor | None] | None,
+    ) -> Callable[[], None]:
+        """What takes back the step about to be counted: its parameters, optimizer state,
+        gradients, step counter and last settings as they were before it."""
+        step, last = self._step, self._last_settings
+
+        def undo() -> None:
+            self._restore_state(saved)
+            self._restore_gradients(gradients)
+            self._step, self._last_settings = step, last
+
+        return undo
 
     def _gradients(self) -> dict[str, Tensor | None]:
         """A copy of every parameter's gradient, to put back if the step fails."""
@@ -363,51 +484,29 @@ class LocalSession:
         """Parameters, optimizer state, step counter, operations and idempotency keys, to continue
         bit-for-bit after loading."""
         with self._turn():
-            return {
-                "optimizer": self.optimizer,
-                "step": self._step,
-                "operations": {key: op.to_dict() for key, op in self._operations.items()},
-                "idempotency_keys": {key: list(entry) for key, entry in self._keys.items()},
-                "parameters": {name: p.detach().clone() for name, p in self._params.items()},
-                "adam": {name: _adam_saved(s) for name, s in self._adam_state.items()},
-                "muon": {
-                    name: {"momentum_buffer": s.momentum_buffer.clone()}
-                    for name, s in self._muon_state.items()
-                },
-            }
+            state = self._tensor_state()
+            state["operations"] = {key: op.to_dict() for key, op in self._operations.items()}
+            state["idempotency_keys"] = {key: list(entry) for key, entry in self._keys.items()}
+            return state
+
+    def _tensor_state(self) -> dict[str, Any]:
+        """:meth:`state_dict` without the operations and keys (the caller holds the turn): what a
+        snapshot holds, whose size does not grow with the number of steps."""
+        return {
+            "optimizer": self.optimizer,
+            "step": self._step,
+            "parameters": {name: p.detach().clone() for name, p in self._params.items()},
+            "adam": {name: _adam_saved(s) for name, s in self._adam_state.items()},
+            "muon": {
+                name: {"momentum_buffer": s.momentum_buffer.clone()}
+                for name, s in self._muon_state.items()
+            },
+        }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore what :meth:`state_dict` saved into this session's parameters and state."""
         with self._turn():
-            if state["optimizer"] != self.optimizer:
-                raise ConfigurationError(
-                    f"the state is of a {state['optimizer']} session, this is a {self.optimizer} one"
-                )
-            saved = state["parameters"]
-            if set(saved) != set(self._params):
-                raise ConfigurationError("the state's parameters are not this session's parameters")
-            for name, value in saved.items():
-                if value.shape != self._params[name].shape:
-                    raise ConfigurationError(
-                        f"parameter {name!r} has shape {tuple(value.shape)} in the state"
-                    )
-            with torch.no_grad():
-                for name, value in saved.items():
-                    self._params[name].copy_(value)
-            self._adam_state = {
-                name: _optim.AdamParamState(
-                    s["exp_avg"].clone(),
-                    s["exp_avg_sq"].clone(),
-                    int(s["step"]),
-                    s["max_exp_avg_sq"].clone() if "max_exp_avg_sq" in s else None,
-                )
-                for name, s in state["adam"].items()
-            }
-            self._muon_state = {
-                name: _optim.MuonParamState(s["momentum_buffer"].clone())
-                for name, s in state["muon"].items()
-            }
-            self._step = int(state["step"])
+            self._load_tensor_state(state)
             self._operations = {
                 key: self.revision.operation.from_dict(op)
                 for key, op in state["operations"].items()
@@ -415,7 +514,39 @@ class LocalSession:
             self._keys = {
                 key: (entry[0], entry[1]) for key, entry in state["idempotency_keys"].items()
             }
-            self._broken = None
+
+    def _load_tensor_state(self, state: Mapping[str, Any]) -> None:
+        """Restore what :meth:`_tensor_state` gave (the caller holds the turn)."""
+        if state["optimizer"] != self.optimizer:
+            raise ConfigurationError(
+                f"the state is of a {state['optimizer']} session, this is a {self.optimizer} one"
+            )
+        saved = state["parameters"]
+        if set(saved) != set(self._params):
+            raise ConfigurationError("the state's parameters are not this session's parameters")
+        for name, value in saved.items():
+            if value.shape != self._params[name].shape:
+                raise ConfigurationError(
+                    f"parameter {name!r} has shape {tuple(value.shape)} in the state"
+                )
+        with torch.no_grad():
+            for name, value in saved.items():
+                self._params[name].copy_(value)
+        self._adam_state = {
+            name: _optim.AdamParamState(
+                s["exp_avg"].clone(),
+                s["exp_avg_sq"].clone(),
+                int(s["step"]),
+                s["max_exp_avg_sq"].clone() if "max_exp_avg_sq" in s else None,
+            )
+            for name, s in state["adam"].items()
+        }
+        self._muon_state = {
+            name: _optim.MuonParamState(s["momentum_buffer"].clone())
+            for name, s in state["muon"].items()
+        }
+        self._step = int(state["step"])
+        self._broken = None
 
     # -- one step -----------------------------------------------------------------------------------
 
@@ -498,14 +629,65 @@ class LocalSession:
                 self._turns.notify_all()
 
 
+def _wire(body: Model | Mapping[str, Any]) -> dict[str, Any]:
+    """The body in the wire format."""
+    return body.to_dict() if isinstance(body, Model) else dict(body)
+
+
 def _fingerprint(body: Model | Mapping[str, Any]) -> str:
-    """What an idempotency key is compared by: the body's JSON, keys sorted."""
-    data = body.to_dict() if isinstance(body, Model) else body
+    """What an idempotency key is compared by: the body's content, with numbers by value and
+    keys in any order (``{"a": 1, "b": 2.50}`` and ``{"b": 2.5, "a": 1.0}`` are the same)."""
+    try:
+        text = _canonical(_wire(body))
+    except RecursionError:
+        text = repr(_wire(body))
+    return "v2:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _same_request(seen: str, fingerprint: str, body: Model | Mapping[str, Any]) -> bool:
+    """Whether a body whose fingerprint is ``fingerprint`` is the request a key saw before
+    (``seen``; a key kept by runtime 1.0.0 has the fingerprint of the body's text)."""
+    if seen == "any":
+        return True
+    if seen.startswith("v2:"):
+        return seen == fingerprint
+    data = _wire(body)
     try:
         text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=repr)
     except (TypeError, ValueError, RecursionError):
         text = repr(data)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return seen == hashlib.sha256(text.encode()).hexdigest()
+
+
+def _canonical(value: Any) -> str:
+    """JSON-like text of ``value`` that is the same for the same content: keys sorted, every
+    number written by its exact value (``1``, ``1.0`` and ``1e0`` alike), ``true`` never a number.
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return _number(value)
+    if isinstance(value, Mapping):
+        items = sorted((str(k), v) for k, v in value.items())
+        return "{" + ",".join(f"{json.dumps(k)}:{_canonical(v)}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_canonical(item) for item in value) + "]"
+    return json.dumps(repr(value))
+
+
+def _number(value: int | float) -> str:
+    """A number's exact value as ``digits e exponent`` without trailing zeros (``0`` for zero,
+    either sign); not-a-number and the infinities as Python writes them."""
+    exact = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+    if not exact.is_finite():
+        return repr(value)
+    if exact.is_zero():
+        return "0"
+    sign, digits, exponent = exact.as_tuple()
+    assert isinstance(exponent, int)
+    figures = "".join(map(str, digits)).rstrip("0")
+    exponent += len(digits) - len(figures)
+    return f"{'-' if sign else ''}{figures}e{exponent}"
 
 
 def _grad(param: Tensor) -> Tensor:

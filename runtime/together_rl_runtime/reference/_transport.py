@@ -32,17 +32,17 @@ class LocalTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self.router = Router(Sessions(sessions), self.revision, api_key=api_key)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        status, payload = self.router.respond(
+        status, payload, headers = self.router.handle(
             request.method, _raw_path(request), request.headers, request.read()
         )
-        return httpx.Response(status, json=payload, request=request)
+        return httpx.Response(status, json=payload, headers=headers, request=request)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()
-        status, payload = await asyncio.to_thread(
-            self.router.respond, request.method, _raw_path(request), request.headers, body
+        status, payload, headers = await asyncio.to_thread(
+            self.router.handle, request.method, _raw_path(request), request.headers, body
         )
-        return httpx.Response(status, json=payload, request=request)
+        return httpx.Response(status, json=payload, headers=headers, request=request)
 
 
 def _raw_path(request: httpx.Request) -> str:

@@ -5,44 +5,67 @@
 (each revision's package runs :func:`main` with its own session class).
 
 Each training session id gets a session of its own, over a model of its own, made on its first
-request. The API has no way to send gradients, so the server computes each step's gradients
-itself, once the request is checked: by default from a demonstration model (a small regression
-network on a fixed random batch, deterministic for a given ``--seed``), or from your model with
-``--model module:function``, where ``function(seed)`` returns the ``torch.nn.Module`` and a
-function that returns the loss of a step. ``--state-dir`` saves every session after each step,
-so that a restarted server continues where it stopped.
+valid step (a GET, or a step whose request is refused, makes none). The API has no way to send
+gradients, so the server computes each step's gradients itself, once the request is checked: by
+default from a demonstration model (a small regression network on a fixed random batch,
+deterministic for a given ``--seed``), or from your model with ``--model module:function``, where
+``function(seed)`` returns the ``torch.nn.Module`` and a function that returns the loss of a step.
+``--state-dir`` keeps a journal of every session's steps, flushed to the disk before each answer,
+and snapshots of its tensors, so that a restarted server continues where it stopped.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
+import asyncio
+import functools
+import http
 import importlib
 import json
+import logging
 import os
+import re
+import signal
 import socket
 import sys
-import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import h11
 import torch
+import uvicorn
 from torch import Tensor, nn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .._model import UNSET
-from ._routes import Router, Sessions, error
+from ._routes import Router, error
 from ._session import LocalSession
+from ._store import SessionStore
 
-__all__ = ["ModelFactory", "demo_model", "main", "make_server"]
+__all__ = ["ModelFactory", "ReferenceServer", "demo_model", "main", "make_server"]
 
 ModelFactory = Callable[[int], tuple[nn.Module, Callable[[], Tensor]]]
 """``function(seed)``: a model and a function that returns the loss of one step."""
 
 MAX_BODY_BYTES = 1 << 20
 READ_TIMEOUT = 30.0
+MAX_HEAD_BYTES = 16 * 1024
+"""The request line and headers together, at most (431 beyond)."""
+MAX_URL_BYTES = 8 * 1024
+"""The request target, at most (414 beyond)."""
+MAX_SESSIONS = 1000
+SNAPSHOT_EVERY = 100
+BACKLOG = 2048
+LINGER = 2.0
+"""Seconds a refused connection's further bytes are read and dropped before it is closed, so
+that the client reads the answer rather than a reset."""
+WORKERS = 64
+"""Threads that run steps and reads (a step blocks its thread while it waits its turn)."""
 
 
 def demo_model(seed: int) -> tuple[nn.Module, Callable[[], Tensor]]:
@@ -57,166 +80,363 @@ def demo_model(seed: int) -> tuple[nn.Module, Callable[[], Tensor]]:
     return model, lambda: nn.functional.mse_loss(model(inputs), targets)
 
 
-class _Sessions:
-    """Makes the session of each id over its own model, loading it from ``state_dir`` where a
-    saved one is there, and saves it after each step."""
+class _StepLog:
+    """Logs each step (``--log-steps``): session, operation, status and the settings it used."""
+
+    def __call__(self, session_id: str, session: LocalSession, operation: Any) -> None:
+        completed = operation.output is not UNSET
+        line = {
+            "session": session_id,
+            "operation": operation.id,
+            "status": str(operation.status),
+            "settings": session.last_settings if completed else None,
+        }
+        sys.stderr.write(f"step {json.dumps(line)}\n")
+        sys.stderr.flush()
+
+
+def session_factory(
+    session_class: type[LocalSession], factory: ModelFactory, seed: int, options: dict[str, Any]
+) -> Callable[[], tuple[LocalSession, Callable[[], object]]]:
+    """What makes each new session of the server (with ``rollback``, so that a step whose record
+    cannot be written is taken back) and the function that computes its step's gradients."""
+
+    def make() -> tuple[LocalSession, Callable[[], object]]:
+        model, loss = factory(seed)
+        session = session_class(model, rollback=True, **options)
+        return session, lambda: torch.autograd.backward(loss())
+
+    return make
+
+
+# -- HTTP ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Limits:
+    max_body_bytes: int
+    read_timeout: float
+    max_head_bytes: int = MAX_HEAD_BYTES
+    max_url_bytes: int = MAX_URL_BYTES
+
+
+def _answer_bytes(status: int, payload: dict[str, Any], *, close: bool) -> bytes:
+    """A whole JSON answer, as it goes on the wire (for answers written outside the app)."""
+    body = json.dumps(payload).encode()
+    phrase = http.HTTPStatus(status).phrase
+    head = (
+        f"HTTP/1.1 {status} {phrase}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n" + ("connection: close\r\n" if close else "") + "\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+class _StrictConnection(h11.Connection):
+    """h11's server side, with the server's limits: the request target, the request's head and
+    its body (by Content-Length, or counted as chunks arrive); a request with both Content-Length
+    and Transfer-Encoding is refused. The last protocol error is kept for the answer."""
+
+    def __init__(self, limits: _Limits) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size=limits.max_head_bytes)
+        self.limits = limits
+        self.error: h11.RemoteProtocolError | None = None
+        self._body = 0
+
+    def next_event(self) -> Any:
+        try:
+            event = super().next_event()
+            if isinstance(event, h11.Request):
+                self._check(event)
+            elif isinstance(event, h11.Data):
+                self._body += len(event.data)
+                if self._body > self.limits.max_body_bytes:
+                    raise h11.RemoteProtocolError(
+                        f"the request body is over {self.limits.max_body_bytes} bytes", 413
+                    )
+            return event
+        except h11.RemoteProtocolError as exc:
+            self.error = exc
+            raise
+
+    def _check(self, request: h11.Request) -> None:
+        limits = self.limits
+        self._body = 0
+        if len(request.target) > limits.max_url_bytes:
+            raise h11.RemoteProtocolError(
+                f"the request's URL is over {limits.max_url_bytes} bytes", 414
+            )
+        head = len(request.target) + sum(len(n) + len(v) + 4 for n, v in request.headers)
+        if head > limits.max_head_bytes:
+            raise h11.RemoteProtocolError("Receive buffer too long", 431)
+        names = {name for name, _ in request.headers}
+        if b"transfer-encoding" in names and b"content-length" in names:
+            raise h11.RemoteProtocolError(
+                "the request has both Content-Length and Transfer-Encoding", 400
+            )
+        for name, value in request.headers:
+            if name == b"content-length" and int(value) > limits.max_body_bytes:
+                raise h11.RemoteProtocolError(
+                    f"the request body is over {limits.max_body_bytes} bytes", 413
+                )
+
+
+def _described(exc: h11.RemoteProtocolError | None, limits: _Limits) -> tuple[int, str]:
+    """The status and message of the answer to a request h11 or the limits refused."""
+    if exc is None:
+        return 400, "the request is not valid HTTP/1.1"
+    status = exc.error_status_hint
+    text = re.sub(r"bytearray\((b'.*?')\)", r"\1", str(exc))
+    if status == 431:
+        return status, (
+            f"the request's line and headers are over {limits.max_head_bytes} bytes together"
+        )
+    if status == 501:
+        return status, f"the request's transfer coding is not supported ({text}): use chunked"
+    if text == "bad Content-Length":
+        return status, "the request's Content-Length is not a number of bytes"
+    if text == "conflicting Content-Length headers":
+        return status, "the request has two different Content-Length values"
+    if status != 400 or text.startswith("the request"):
+        return status, text
+    return status, f"the request is not valid HTTP/1.1: {text}"
+
+
+class _Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 over h11, with the server's limits, a deadline on each whole request
+    (from its first byte, or from the connection's start, to its last byte of body), and every
+    refusal answered in the API's JSON format, then the connection closed gracefully."""
+
+    def __init__(self, *args: Any, limits: _Limits, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.limits = limits
+        self.strict = self.conn = _StrictConnection(limits)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._receiving = False
+        self._refused = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        # answers are small and written in parts (head, body): send each at once rather than
+        # waiting for the client's delayed ACK (asyncio sets this only on sockets made with
+        # IPPROTO_TCP)
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # read and dropped until the connection closes
+        if self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
+            if self._deadline is None:
+                self._arm()
+            self._receiving = True
+        super().data_received(data)
+        self._settle()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.transport.is_closing() or self._refused:
+            return
+        # a pipelined request that had begun to arrive has its deadline too
+        if self.conn.their_state is h11.SEND_BODY or self.conn.trailing_data[0]:
+            self._receiving = True
+            if self._deadline is None:
+                self._arm()
+        self._settle()
+
+    def send_400_response(self, msg: str) -> None:
+        status, message = _described(self.strict.error, self.limits)
+        self._refuse(status, message)
+
+    def _settle(self) -> None:
+        """Once the request has arrived whole (or the connection ends), its deadline is off."""
+        if self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+            self._disarm()
+            self._receiving = False
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.limits.read_timeout, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing() or self._refused:
+            return
+        if not self._receiving:  # an idle connection: closed without a word, as when kept alive
+            self.transport.close()
+            return
+        self._refuse(
+            408,
+            f"the request did not arrive whole within {self.limits.read_timeout:g} s "
+            "(--read-timeout)",
+        )
+
+    def _refuse(self, status: int, message: str) -> None:
+        """Answer ``status`` with an ErrorData body and close: the client's further bytes are
+        read and dropped for a while first, so that it reads the answer rather than a reset."""
+        self._disarm()
+        self._unset_keepalive_if_required()
+        self._refused = True
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            if cycle.response_started:  # too late for an answer of its own
+                self.transport.close()
+                return
+            cycle.disconnected = True  # the application's answer, if any, goes nowhere
+            cycle.message_event.set()
+        self.logger.info("refused a request: %d %s", status, message)
+        _, payload, _ = error(status, "invalid_request_error", message)
+        self.transport.write(_answer_bytes(status, payload, close=True))
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.transport.resume_reading()
+        self.loop.call_later(LINGER, self.transport.close)
+
+    def eof_received(self) -> None:
+        if self._refused:
+            self.transport.close()
+
+
+class _App:
+    """The ASGI application: reads the body, answers from the router in a worker thread."""
+
+    def __init__(self, router: Router, limits: _Limits, executor: ThreadPoolExecutor) -> None:
+        self.router = router
+        self.limits = limits
+        self.executor = executor
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > self.limits.max_body_bytes:  # the protocol refuses this first
+                limit = self.limits.max_body_bytes
+                await _send(send, *error(413, "invalid_request_error", f"over {limit} bytes"))
+                return
+            if not message.get("more_body", False):
+                break
+        headers = {
+            name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]
+        }
+        path = (scope.get("raw_path") or scope["path"].encode()).decode("ascii").partition("?")[0]
+        loop = asyncio.get_running_loop()
+        try:
+            answer = await loop.run_in_executor(
+                self.executor, self.router.handle, scope["method"], path, headers, bytes(body)
+            )
+        except Exception:  # a fault of the server: still an answer, in the API's format
+            traceback.print_exc()
+            answer = error(500, "server_error", "the server failed; see its log")
+        await _send(send, *answer)
+
+
+async def _send(send: Any, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
+    data = json.dumps(payload).encode()
+    raw = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(data)).encode()),
+        *((name.encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": data, "more_body": False})
+
+
+class ReferenceServer:
+    """The reference's HTTP/1.1 server: uvicorn with its h11 protocol, on a socket bound (and
+    listening, with a backlog of ``backlog``) as soon as it is made, so that its port is known and
+    clients may connect before :meth:`serve_forever` runs.
+
+    Keep-alive (an idle connection is closed after ``read_timeout`` seconds), chunked request
+    bodies, ``TCP_NODELAY``. A request must arrive whole, head and body, within ``read_timeout``
+    seconds (408); a body over ``max_body_bytes`` is refused with 413, a URL over 8 KiB with 414,
+    a head over 16 KiB with 431, a transfer coding other than chunked with 501, and malformed
+    framing (a bad chunk size or Content-Length, two different Content-Lengths, both
+    Content-Length and Transfer-Encoding) with 400: each with an ErrorData body, then the
+    connection is closed."""
 
     def __init__(
         self,
-        session_class: type[LocalSession],
-        factory: ModelFactory,
-        seed: int,
-        options: dict[str, Any],
-        state_dir: Path | None,
-        log_steps: bool = False,
+        host: str,
+        port: int,
+        router: Router,
+        *,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        read_timeout: float = READ_TIMEOUT,
+        backlog: int = BACKLOG,
     ) -> None:
-        self.session_class = session_class
-        self.factory, self.seed, self.options, self.state_dir = factory, seed, options, state_dir
-        self.log_steps = log_steps
-        self.losses: dict[str, Callable[[], Tensor]] = {}
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind((host, port))
+        self.socket.listen(backlog)
+        self.socket.set_inheritable(True)
+        self.host = host
+        self.server_port: int = self.socket.getsockname()[1]
+        self.executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="reference")
+        limits = _Limits(max_body_bytes, read_timeout)
+        config = uvicorn.Config(
+            _App(router, limits, self.executor),
+            http=functools.partial(_Protocol, limits=limits),  # type: ignore[arg-type]
+            interface="asgi3",
+            lifespan="off",
+            ws="none",
+            loop="asyncio",
+            log_config=None,
+            access_log=False,
+            server_header=False,
+            backlog=backlog,
+            timeout_keep_alive=max(1, int(read_timeout)),
+            timeout_graceful_shutdown=5,
+            h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        )
+        self.uvicorn = uvicorn.Server(config)
 
-    def make(self, session_id: str) -> LocalSession:
-        model, loss = self.factory(self.seed)
-        session = self.session_class(model, rollback=True, **self.options)
-        path = self._path(session_id)
-        if path is not None and path.is_file():
-            saved = torch.load(path, weights_only=True)
-            session.load_state_dict(saved["state"])
-        self.losses[session_id] = loss
-        return session
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.server_port}"
 
-    def gradients(self, session_id: str) -> Callable[[], object]:
-        loss = self.losses[session_id]
-        return lambda: torch.autograd.backward(loss())
-
-    def after_step(self, session_id: str, session: LocalSession, operation: Any) -> None:
-        """Log the step (with ``--log-steps``) and save the session (with ``--state-dir``)."""
-        if self.log_steps:
-            completed = operation.output is not UNSET
-            line = {
-                "session": session_id,
-                "operation": operation.id,
-                "status": str(operation.status),
-                "settings": session.last_settings if completed else None,
-            }
-            sys.stderr.write(f"step {json.dumps(line)}\n")
-            sys.stderr.flush()
-        self.save(session_id, session)
-
-    def save(self, session_id: str, session: LocalSession) -> None:
-        path = self._path(session_id)
-        if path is None:
-            return
-        revision = session.revision.revision
-        state = {"revision": revision, "session_id": session_id, "state": session.state_dict()}
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".", delete=False) as file:
-            torch.save(state, file)
-        os.replace(file.name, path)
-
-    def _path(self, session_id: str) -> Path | None:
-        if self.state_dir is None:
-            return None
-        return self.state_dir / (hashlib.sha256(session_id.encode()).hexdigest()[:32] + ".pt")
-
-
-class _BadRequest(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection.settimeout(self.server.read_timeout)  # while a request is read
-        # answers are small: send them at once rather than waiting for the client's ACK
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        sys.stderr.write(f"{self.address_string()} {format % args}\n")
-
-    def _answer(self) -> None:
+    def serve_forever(self) -> None:
+        """Serve until :meth:`shutdown` (or SIGINT/SIGTERM where run in the main thread), then
+        finish the requests under way, and return."""
+        main = threading.current_thread() is threading.main_thread()
+        # SIGTERM asks uvicorn to stop, whenever it comes (before uvicorn's own handler is in
+        # place too); uvicorn raises the signal it stopped for again once it is done: here, that
+        # only asks again
+        previous = signal.signal(signal.SIGTERM, self._stop_on_signal) if main else None
         try:
-            body = self._body()
-        except _BadRequest as exc:
-            self.close_connection = True
-            self._send(*error(exc.status, "invalid_request_error", str(exc)))
-            return
-        path = self.path.partition("?")[0]
-        try:
-            headers = dict(self.headers.items())
-            status, payload = self.server.router.respond(self.command, path, headers, body)
-        except Exception:  # a fault of the server: still an answer, in the API's format
-            traceback.print_exc()
-            status, payload = error(500, "server_error", "the server failed; see its log")
-        self._send(status, payload)
+            self.uvicorn.run(sockets=[self.socket])
+        except KeyboardInterrupt:
+            pass
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, previous)
 
-    def _body(self) -> bytes:
-        limit = self.server.max_body_bytes
-        try:
-            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-                return self._chunked(limit)
-            given = self.headers.get("Content-Length")
-            if given is None:
-                return b""
-            if not given.strip().isdigit():
-                raise _BadRequest(400, f"Content-Length is not a number of bytes: {given!r}")
-            length = int(given)
-            if length > limit:
-                raise _BadRequest(413, f"the request body is over {limit} bytes")
-            body = self.rfile.read(length)
-        except TimeoutError:
-            raise _BadRequest(408, "the request body did not arrive in time") from None
-        if len(body) != length:
-            raise _BadRequest(400, "the request body is shorter than its Content-Length")
-        return body
+    def shutdown(self) -> None:
+        self.uvicorn.should_exit = True
 
-    def _chunked(self, limit: int) -> bytes:
-        body = bytearray()
-        while True:
-            line = self.rfile.readline(1024).strip()
-            size_text = line.split(b";", 1)[0]
-            try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise _BadRequest(400, f"a malformed chunk size: {line[:40]!r}") from None
-            if size == 0:
-                while self.rfile.readline(1024).strip():  # trailers
-                    pass
-                return bytes(body)
-            if len(body) + size > limit:
-                raise _BadRequest(413, f"the request body is over {limit} bytes")
-            chunk = self.rfile.read(size)
-            if len(chunk) != size or self.rfile.readline(1024).strip():
-                raise _BadRequest(400, "a chunk is shorter than its size")
-            body += chunk
+    def _stop_on_signal(self, signum: int, frame: Any) -> None:
+        self.shutdown()
 
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _answer
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(
-        self, address: tuple[str, int], router: Router, max_body_bytes: int, read_timeout: float
-    ) -> None:
-        self.router = router
-        self.max_body_bytes = max_body_bytes
-        self.read_timeout = read_timeout
-        super().__init__(address, _Handler)
+    def server_close(self) -> None:
+        """Close the socket and wait for the steps under way."""
+        self.socket.close()
+        self.executor.shutdown(wait=True)
 
 
 def make_server(
@@ -226,12 +446,12 @@ def make_server(
     *,
     max_body_bytes: int = MAX_BODY_BYTES,
     read_timeout: float = READ_TIMEOUT,
-) -> ThreadingHTTPServer:
-    """An HTTP/1.1 server (keep-alive, chunked request bodies) answering the API's optim-step
-    operations with ``router``. A body over ``max_body_bytes`` is refused with 413; a request
-    that does not arrive within ``read_timeout`` seconds is answered 408 and its connection
-    closed."""
-    return _Server((host, port), router, max_body_bytes, read_timeout)
+) -> ReferenceServer:
+    """An HTTP/1.1 server answering the API's optim-step operations with ``router`` (see
+    :class:`ReferenceServer`)."""
+    return ReferenceServer(
+        host, port, router, max_body_bytes=max_body_bytes, read_timeout=read_timeout
+    )
 
 
 def _factory(spec: str) -> ModelFactory:
@@ -273,7 +493,25 @@ def main(
     )
     parser.add_argument("--seed", type=int, default=0, help="passed to the model function")
     parser.add_argument(
-        "--state-dir", type=Path, help="save each session here after every step, and load it back"
+        "--state-dir",
+        type=Path,
+        help="keep each session's journal of steps (flushed before every answer) and snapshots "
+        "here, and load them back after a restart",
+    )
+    parser.add_argument(
+        "--snapshot-every",
+        type=_positive,
+        default=SNAPSHOT_EVERY,
+        help="snapshot a session's tensors every N completed steps (default: "
+        f"{SNAPSHOT_EVERY}; also at eviction and shutdown): a restart applies again at most "
+        "this many steps",
+    )
+    parser.add_argument(
+        "--max-sessions",
+        type=_positive,
+        default=MAX_SESSIONS,
+        help=f"sessions held in memory, at most (default: {MAX_SESSIONS}); beyond, the least "
+        "recently used is moved to --state-dir, or without one a new session is refused (429)",
     )
     parser.add_argument(
         "--api-key",
@@ -295,42 +533,60 @@ def main(
         "--read-timeout",
         type=float,
         default=READ_TIMEOUT,
-        help=f"seconds a request may take to arrive (default: {READ_TIMEOUT:g})",
+        help=f"seconds a whole request, head and body, may take to arrive (408 after), and an "
+        f"idle connection stays open (default: {READ_TIMEOUT:g})",
     )
     args = parser.parse_args(argv)
-    if args.state_dir is not None:
-        args.state_dir.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
     options = {"optimizer": args.optimizer, "muon_scaling": args.muon_scaling}
-    sessions = _Sessions(
-        session_class, _factory(args.model), args.seed, options, args.state_dir, args.log_steps
+    revision = session_class.revision
+    store = SessionStore(
+        session_factory(session_class, _factory(args.model), args.seed, options),
+        revision.revision,
+        state_dir=args.state_dir,
+        max_sessions=args.max_sessions,
+        snapshot_every=args.snapshot_every,
     )
     router = Router(
-        Sessions(sessions.make),
-        session_class.revision,
+        store,
+        revision,
         api_key=args.api_key or None,
-        gradients=sessions.gradients,
-        after_step=sessions.after_step,
+        gradients=store.gradients,
+        after_step=_StepLog() if args.log_steps else None,
     )
-    server = make_server(
-        args.host,
-        args.port,
-        router,
-        max_body_bytes=args.max_body_bytes,
-        read_timeout=args.read_timeout,
-    )
+    try:
+        server = make_server(
+            args.host,
+            args.port,
+            router,
+            max_body_bytes=args.max_body_bytes,
+            read_timeout=args.read_timeout,
+        )
+    except OSError as exc:
+        store.close()
+        raise SystemExit(f"cannot listen on {args.host}:{args.port}: {exc}") from None
     model = "the demonstration model" if args.model == parser.get_default("model") else args.model
     print(
-        f"serving revision {session_class.revision.revision} on "
-        f"http://{args.host}:{server.server_port}: "
+        f"serving revision {revision.revision} on {server.url}: "
         f"one {args.optimizer} session per session id, over {model}; "
-        + (f"saved in {args.state_dir}" if args.state_dir else "not saved (--state-dir)")
+        + (
+            f"saved in {args.state_dir} (a journal flushed before every answer)"
+            if args.state_dir
+            else "not saved (--state-dir)"
+        )
         + ("; API key required" if args.api_key else ""),
         flush=True,
     )
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     finally:
         server.server_close()
+        store.close()
     return 0
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value

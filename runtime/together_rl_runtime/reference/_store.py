@@ -1,0 +1,583 @@
+"""Where the server keeps its training sessions: in memory, bounded in number, and, with a state
+folder, on disk as a journal of steps and snapshots of tensors.
+
+Each session has a folder of its own in the state folder (named by a hash of its id)::
+
+    session.json          {"format": 2, "session_id": ..., "revision": ...}
+    journal               one line per operation, appended and flushed to the disk (fdatasync)
+                          before the operation is answered: "<crc32 hex> <json>\\n", the JSON a
+                          StepRecord with its sequence number ("seq"): the idempotency key, the
+                          request as the step read it, the operation and the step number (null for
+                          a failed operation, which changed nothing)
+    snapshot-<seq>.pt     the session's tensors (parameters, optimizer state, step counter) after
+                          record <seq>, written to a temporary file, flushed and renamed; only the
+                          newest is kept
+
+A step costs one appended line, whatever the session's age: the snapshot holds no operations, and
+is taken every ``snapshot_every`` completed steps (in a background thread, from a copy made
+between two steps), when a session is evicted, and at shutdown. Loading a session reads its newest
+snapshot that loads, takes back the operations and keys of every record, and applies again the
+steps recorded after the snapshot (the server computes their gradients again, from the same
+parameters). A record cut short at the end of the journal (the process was killed while writing
+it, so it was never answered) is dropped; damage anywhere else refuses to load the session.
+
+A folder saved by runtime 1.0.0 (``<hash>.pt``, the whole state after every step) is taken over
+on first use: its operations become records of the journal and its tensors the first snapshot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import queue
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ._session import LocalSession, StepRecord
+
+__all__ = [
+    "NotDurableError",
+    "SessionLimitError",
+    "SessionStore",
+    "StateError",
+    "session_folder",
+]
+
+FORMAT = 2
+JOURNAL = "journal"
+META = "session.json"
+SNAPSHOT_PREFIX = "snapshot-"
+
+logger = logging.getLogger("together_rl_runtime.reference")
+
+SessionFactory = Callable[[], tuple[LocalSession, Callable[[], object]]]
+"""Makes a new session (with ``rollback=True``) and the function that computes its gradients."""
+
+
+class NotDurableError(Exception):
+    """The journal could not be written: the step was taken back and is not applied."""
+
+
+class SessionLimitError(Exception):
+    """The server holds as many sessions as it may and can move none of them to disk."""
+
+
+class StateError(Exception):
+    """A saved session cannot be loaded."""
+
+
+def session_folder(state_dir: Path, session_id: str) -> Path:
+    """The folder of a session's journal and snapshots."""
+    return state_dir / _digest(session_id)
+
+
+def _digest(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename or a new file in ``folder`` durable (where the system allows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _sync(fd: int) -> None:
+    (getattr(os, "fdatasync", None) or os.fsync)(fd)
+
+
+class Journal:
+    """One session's journal file, opened for appending."""
+
+    def __init__(self, folder: Path, seq: int) -> None:
+        self.folder = folder
+        self.seq = seq
+        """The sequence number of the last record written."""
+        self.broken: str | None = None
+        self._file = open(folder / JOURNAL, "ab", buffering=0)
+        self._size = os.fstat(self._file.fileno()).st_size
+
+    @staticmethod
+    def create(folder: Path, session_id: str, revision: str) -> None:
+        """Lay out a new session's folder, durably."""
+        folder.mkdir(parents=True, exist_ok=True)
+        meta = {"format": FORMAT, "session_id": session_id, "revision": revision}
+        temporary = folder / f".{META}.tmp"
+        with open(temporary, "w") as file:
+            json.dump(meta, file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, folder / META)
+        (folder / JOURNAL).touch()
+        _sync_folder(folder)
+        _sync_folder(folder.parent)
+
+    @staticmethod
+    def read(folder: Path) -> list[dict[str, Any]]:
+        """Every record of the journal, in order. A last record without its end of line was cut
+        short while being written (so never answered) and is removed; a damaged record anywhere
+        else is a StateError."""
+        path = folder / JOURNAL
+        data = path.read_bytes()
+        records: list[dict[str, Any]] = []
+        offset = 0
+        while offset < len(data):
+            end = data.find(b"\n", offset)
+            if end < 0:
+                logger.warning(
+                    "%s: removing a record cut short at its end (%d bytes, never answered)",
+                    path,
+                    len(data) - offset,
+                )
+                with open(path, "r+b") as file:
+                    file.truncate(offset)
+                    os.fsync(file.fileno())
+                break
+            record = _parse(data[offset:end])
+            number = len(records) + 1
+            if record is None:
+                raise StateError(f"{path}: record {number} is damaged")
+            if record.get("seq") != number:
+                raise StateError(f"{path}: record {number} has the number {record.get('seq')}")
+            records.append(record)
+            offset = end + 1
+        return records
+
+    def append(self, record: StepRecord) -> None:
+        """Write ``record`` as the next line and flush it to the disk; if that fails, the file is
+        cut back to what it was and NotDurableError raised."""
+        if self.broken is not None:
+            raise NotDurableError(self.broken)
+        data = {"seq": self.seq + 1, **asdict(record)}
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        line = f"{zlib.crc32(text.encode()):08x} {text}\n".encode()
+        size = self._size
+        try:
+            written = self._file.write(line)
+            if written != len(line):
+                raise OSError(f"wrote {written} of {len(line)} bytes")
+            _sync(self._file.fileno())
+        except OSError as exc:
+            problem = f"the journal could not be written ({type(exc).__name__}: {exc})"
+            try:
+                os.ftruncate(self._file.fileno(), size)
+                _sync(self._file.fileno())
+            except OSError as again:
+                self.broken = (
+                    f"{problem}, nor cut back ({again}); the session takes no more steps until the "
+                    "server is restarted"
+                )
+                raise NotDurableError(self.broken) from exc
+            raise NotDurableError(problem) from exc
+        self.seq += 1
+        self._size += len(line)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    checksum, _, text = line.partition(b" ")
+    try:
+        if int(checksum, 16) != zlib.crc32(text):
+            return None
+        record = json.loads(text)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _snapshots(folder: Path) -> list[tuple[int, Path]]:
+    """The snapshots in ``folder``, newest first."""
+    found = []
+    for path in folder.glob(f"{SNAPSHOT_PREFIX}*.pt"):
+        try:
+            found.append((int(path.stem.removeprefix(SNAPSHOT_PREFIX)), path))
+        except ValueError:
+            continue
+    return sorted(found, reverse=True)
+
+
+def write_snapshot(folder: Path, seq: int, state: Mapping[str, Any]) -> None:
+    """Write the tensors of a session after record ``seq``, atomically and durably; then remove
+    the older snapshots."""
+    path = folder / f"{SNAPSHOT_PREFIX}{seq:012d}.pt"
+    if path.exists():
+        return
+    temporary = folder / f".{path.name}.tmp"
+    with open(temporary, "wb") as file:
+        torch.save({"format": FORMAT, "seq": seq, "state": dict(state)}, file)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+    _sync_folder(folder)
+    for older, old in _snapshots(folder):
+        if older < seq:
+            old.unlink(missing_ok=True)
+
+
+class _Entry:
+    """A session in memory, and who uses it."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.session: LocalSession | None = None
+        self.gradients: Callable[[], object] | None = None
+        self.journal: Journal | None = None
+        self.snapshot_seq = 0
+        """The record the newest snapshot (written or on its way) follows."""
+        self.steps_since_snapshot = 0
+        self.users = 1
+        self.ready = threading.Event()
+        self.error: Exception | None = None
+        self.evicting = False
+
+
+class SessionStore:
+    """The sessions of a server: made by ``factory`` on a session id's first step, at most
+    ``max_sessions`` of them in memory (``None``: no bound).
+
+    With a ``state_dir``, every operation is in the session's journal before it is answered, the
+    least recently used session is moved to disk when the bound is passed (sessions in use stay,
+    so the bound may be passed by as many as are used at once), and a session on disk is loaded on
+    its next request. Without one, a new session beyond the bound is refused
+    (SessionLimitError).
+
+    It serves a :class:`Router` as :class:`Sessions` does: ``find`` (never makes a session),
+    ``fresh`` and ``adopt`` (a new session is kept only once its first request is valid),
+    ``release``, ``commit`` and ``gradients``.
+    """
+
+    def __init__(
+        self,
+        factory: SessionFactory,
+        revision: str,
+        *,
+        state_dir: Path | None = None,
+        max_sessions: int | None = None,
+        snapshot_every: int = 100,
+    ) -> None:
+        self._factory = factory
+        self._revision = revision
+        self.state_dir = state_dir
+        self.max_sessions = max_sessions
+        self.snapshot_every = snapshot_every
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._fresh: dict[int, Callable[[], object]] = {}
+        self._folder_locks = [threading.Lock() for _ in range(64)]
+        """Striped by session id: one writer or reader of a session's snapshots at a time."""
+        self._snapshots: queue.Queue[tuple[str, Path, int, dict[str, Any]] | None] = queue.Queue()
+        self._writer: threading.Thread | None = None
+        if state_dir is not None:
+            state_dir.mkdir(parents=True, exist_ok=True)
+            self._writer = threading.Thread(
+                target=self._write_snapshots, name="snapshots", daemon=True
+            )
+            self._writer.start()
+
+    # -- the Router's side --------------------------------------------------------------------
+
+    def find(self, session_id: str) -> LocalSession | None:
+        """The session of ``session_id`` (loaded from disk where it is there), marked in use
+        until :meth:`release`; ``None`` where there is none. Never makes a session."""
+        with self._lock:
+            entry = self._entries.get(session_id)
+            loading = entry is None
+            if entry is not None:
+                entry.users += 1
+                self._entries.move_to_end(session_id)
+            elif self._on_disk(session_id):
+                entry = self._entries[session_id] = _Entry(session_id)
+            else:
+                return None
+        if loading:
+            try:
+                with self._folder_lock(session_id):
+                    self._load(session_id, entry)
+            except Exception as exc:
+                logger.exception("loading the saved session %r failed", session_id)
+                entry.error = (
+                    exc
+                    if isinstance(exc, StateError)
+                    else StateError(f"{type(exc).__name__}: {exc}")
+                )
+                with self._lock:
+                    self._entries.pop(session_id, None)
+                entry.ready.set()
+                raise entry.error from exc
+            entry.ready.set()
+            self._bound(keep=session_id)
+            return entry.session
+        return self._ready(session_id, entry)
+
+    def _ready(self, session_id: str, entry: _Entry) -> LocalSession:
+        """The entry's session once it is loaded (StateError where loading failed)."""
+        entry.ready.wait()
+        if entry.error is not None:
+            self.release(session_id)
+            raise StateError(str(entry.error))
+        assert entry.session is not None
+        return entry.session
+
+    def fresh(self, session_id: str) -> LocalSession:
+        """A new session for ``session_id``, kept nowhere until :meth:`adopt`."""
+        session, gradients = self._factory()
+        with self._lock:
+            self._fresh[id(session)] = gradients
+        return session
+
+    def forget(self, session: LocalSession) -> None:
+        """Drop a session :meth:`fresh` made and that is not adopted."""
+        with self._lock:
+            self._fresh.pop(id(session), None)
+
+    def adopt(self, session_id: str, session: LocalSession) -> LocalSession:
+        """Keep ``session`` (from :meth:`fresh`) as the session of ``session_id``, in use until
+        :meth:`release`; where another request made it first, that one. With a state folder, its
+        folder is laid out now (NotDurableError where it cannot be)."""
+        with self._lock:
+            gradients = self._fresh.pop(id(session), None)
+            existing = self._entries.get(session_id)
+            if existing is not None:
+                existing.users += 1
+                self._entries.move_to_end(session_id)
+            elif (
+                self.state_dir is None
+                and self.max_sessions is not None
+                and len(self._entries) >= self.max_sessions
+            ):
+                raise SessionLimitError(
+                    f"the server holds its limit of {self.max_sessions} training sessions "
+                    f"(--max-sessions) and has no --state-dir to move one to; no new session "
+                    f"{session_id!r} was made"
+                )
+            else:
+                entry = self._entries[session_id] = _Entry(session_id)
+        if existing is not None:
+            return self._ready(session_id, existing)
+        entry.session, entry.gradients = session, gradients
+        if self.state_dir is not None:
+            folder = session_folder(self.state_dir, session_id)
+            try:
+                Journal.create(folder, session_id, self._revision)
+                entry.journal = Journal(folder, 0)
+            except OSError as exc:
+                with self._lock:
+                    self._entries.pop(session_id, None)
+                entry.error = exc
+                entry.ready.set()
+                raise NotDurableError(
+                    f"the session's folder could not be made ({type(exc).__name__}: {exc})"
+                ) from exc
+        entry.ready.set()
+        self._bound(keep=session_id)
+        return session
+
+    def release(self, session_id: str) -> None:
+        """The end of a use that :meth:`find` or :meth:`adopt` began."""
+        with self._lock:
+            entry = self._entries.get(session_id)
+            if entry is not None:
+                entry.users -= 1
+        self._bound()
+
+    def gradients(self, session_id: str) -> Callable[[], object] | None:
+        with self._lock:
+            entry = self._entries.get(session_id)
+        return None if entry is None else entry.gradients
+
+    def commit(self, session_id: str) -> Callable[[StepRecord], None] | None:
+        """What records a step of the session before it counts (``None`` without a state
+        folder)."""
+        if self.state_dir is None:
+            return None
+        with self._lock:
+            entry = self._entries[session_id]
+
+        def commit(record: StepRecord) -> None:
+            assert entry.journal is not None and entry.session is not None
+            entry.journal.append(record)
+            if record.step is not None:
+                entry.steps_since_snapshot += 1
+                if entry.steps_since_snapshot >= self.snapshot_every:
+                    # in the step's turn: the tensors as they are after this record
+                    self._snapshot_later(entry, entry.session._tensor_state())
+
+        return commit
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return sorted(self._entries)
+
+    # -- lifetime -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Snapshot every session changed since its last snapshot, wait for the snapshots to be
+        written and close the journals (at shutdown)."""
+        with self._lock:
+            entries = list(self._entries.values())
+        for entry in entries:
+            if entry.session is not None and entry.journal is not None:
+                self._snapshot_now(entry)
+                entry.journal.close()
+        if self._writer is not None:
+            self._snapshots.put(None)
+            self._writer.join()
+
+    # -- inside -------------------------------------------------------------------------------
+
+    def _folder_lock(self, session_id: str) -> threading.Lock:
+        return self._folder_locks[hash(session_id) % len(self._folder_locks)]
+
+    def _on_disk(self, session_id: str) -> bool:
+        if self.state_dir is None:
+            return False
+        folder = session_folder(self.state_dir, session_id)
+        return (folder / META).is_file() or (self.state_dir / f"{folder.name}.pt").is_file()
+
+    def _load(self, session_id: str, entry: _Entry) -> None:
+        assert self.state_dir is not None
+        folder = session_folder(self.state_dir, session_id)
+        session, gradients = self._factory()
+        legacy = self.state_dir / f"{folder.name}.pt"
+        if not (folder / META).is_file() and legacy.is_file():
+            self._take_over(session_id, session, legacy, folder)
+        meta = json.loads((folder / META).read_text())
+        if meta.get("format") != FORMAT or meta.get("session_id") != session_id:
+            raise StateError(f"{folder / META}: not a session {session_id!r} of this format")
+        records = Journal.read(folder)
+        snapshot_seq = 0
+        for seq, path in _snapshots(folder):
+            try:
+                saved = torch.load(path, weights_only=True)
+                with session._turn():
+                    session._load_tensor_state(saved["state"])
+            except Exception as exc:  # a damaged snapshot: an older one, or the journal, has it
+                logger.warning("%s does not load (%s); trying an older one", path, exc)
+                continue
+            snapshot_seq = seq
+            break
+        if snapshot_seq > len(records):
+            raise StateError(
+                f"{folder}: the snapshot follows record {snapshot_seq}, the journal ends sooner"
+            )
+        for record in records:
+            session._restore_record(record, apply=record["seq"] > snapshot_seq, gradients=gradients)
+        entry.session, entry.gradients = session, gradients
+        entry.journal = Journal(folder, len(records))
+        entry.snapshot_seq = snapshot_seq
+        entry.steps_since_snapshot = sum(
+            1 for record in records if record["seq"] > snapshot_seq and record["step"] is not None
+        )
+
+    def _take_over(
+        self, session_id: str, session: LocalSession, legacy: Path, folder: Path
+    ) -> None:
+        """Turn a session saved by runtime 1.0.0 into a journal and a snapshot."""
+        saved = torch.load(legacy, weights_only=True)["state"]
+        Journal.create(folder, session_id, self._revision)
+        journal = Journal(folder, 0)
+        by_operation = {entry[1]: key for key, entry in saved["idempotency_keys"].items()}
+        try:
+            for operation_id, operation in saved["operations"].items():
+                output = operation.get("output")
+                step = output.get("step") if isinstance(output, dict) else None
+                journal.append(
+                    StepRecord(
+                        idempotency_key=by_operation.get(operation_id),
+                        request=None,
+                        operation=operation,
+                        step=None if step is None else int(step),
+                    )
+                )
+        finally:
+            journal.close()
+        with session._turn():
+            session._load_tensor_state(saved)
+            state = session._tensor_state()
+        write_snapshot(folder, journal.seq, state)
+        legacy.unlink()
+
+    def _bound(self, keep: str | None = None) -> None:
+        """Move least recently used sessions to disk while more than ``max_sessions`` are in
+        memory (not those in use)."""
+        if self.max_sessions is None or self.state_dir is None:
+            return
+        while True:
+            with self._lock:
+                if len(self._entries) <= self.max_sessions:
+                    return
+                victim = next(
+                    (
+                        (sid, entry)
+                        for sid, entry in self._entries.items()
+                        if entry.users == 0
+                        and not entry.evicting
+                        and sid != keep
+                        and entry.session is not None
+                    ),
+                    None,
+                )
+                if victim is None:
+                    return
+                session_id, entry = victim
+                entry.evicting = True
+            self._snapshot_now(entry)
+            with self._lock:
+                entry.evicting = False
+                if entry.users == 0 and self._entries.get(session_id) is entry:
+                    del self._entries[session_id]
+                    assert entry.journal is not None
+                    entry.journal.close()
+
+    def _snapshot_now(self, entry: _Entry) -> None:
+        assert entry.session is not None and entry.journal is not None
+        with entry.session._turn():
+            seq = entry.journal.seq
+            if seq == entry.snapshot_seq:
+                return
+            state = entry.session._tensor_state()
+            entry.snapshot_seq, entry.steps_since_snapshot = seq, 0
+        try:
+            with self._folder_lock(entry.session_id):
+                write_snapshot(entry.journal.folder, seq, state)
+        except OSError as exc:
+            logger.warning(
+                "snapshot of %s failed (%s); its journal has every step", entry.journal.folder, exc
+            )
+
+    def _snapshot_later(self, entry: _Entry, state: dict[str, Any]) -> None:
+        assert entry.journal is not None
+        entry.snapshot_seq, entry.steps_since_snapshot = entry.journal.seq, 0
+        self._snapshots.put((entry.session_id, entry.journal.folder, entry.journal.seq, state))
+
+    def _write_snapshots(self) -> None:
+        while True:
+            job = self._snapshots.get()
+            if job is None:
+                return
+            session_id, folder, seq, state = job
+            try:
+                with self._folder_lock(session_id):
+                    write_snapshot(folder, seq, state)
+            except OSError as exc:
+                logger.warning(
+                    "snapshot of %s failed (%s); its journal has every step", folder, exc
+                )
