@@ -142,8 +142,8 @@ def lint(session: nox.Session) -> None:
                 env={"MYPYPATH": runtime},
             )
     # the package of every public document of ../shared/corpus/real-world/: black's layout, a
-    # wheel that installs and imports, mypy --strict (the test suite's slow tier)
-    session.run("pytest", "-m", "slow", "-q")
+    # wheel that installs and imports, mypy --strict (the test suite's corpus tier)
+    session.run("pytest", "-m", "corpus", "-q")
 
 
 # The peers of the benchmarks, pinned so that runs compare like with like.

@@ -44,6 +44,22 @@ def project_files_stay_as_they_are():
 
 
 @pytest.fixture
+def quick_retries(monkeypatch):
+    """Retries without the client's backoff of half a second and more: what such a test checks
+    is which requests are sent again, and with what, not how long the client waits between."""
+    from together_rl_runtime import _client
+
+    monkeypatch.setattr(_client, "_FIRST_RETRY_DELAY", 0.001)
+
+
+@pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory):
+    """One mypy cache for every package type-checked in a run: the runtime, httpx and torch's
+    annotations are analysed once (mypy checks again what changed, by content)."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+@pytest.fixture
 def venv(tmp_path):
     """The python of a fresh virtual environment that has no together_rl and sees this
     environment's packages (httpx, setuptools) behind its own."""

@@ -8,10 +8,19 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from conftest import ROOT
+import pytest
+from conftest import ROOT, SPEC_DIR
+
+from generator.revisions import load_index
 
 GENERATED = ROOT / "generated"
 REVISIONS = sorted(p.name for p in GENERATED.iterdir() if (p / "together_rl").is_dir())
+EACH_REVISION = [
+    pytest.param(r, marks=() if r == load_index(SPEC_DIR)[-1].id else pytest.mark.slow)
+    for r in REVISIONS
+]
+"""Every revision, for a test of what one runtime does behind every package: the newest alone in
+the inner loop (``pytest -m "not slow"``), every one in the full suite."""
 
 
 def load(revision_id: str, root: Path = GENERATED) -> ModuleType:
@@ -41,6 +50,4 @@ def reference(revision_id: str) -> ModuleType:
 
 def index_newest() -> str:
     """The newest revision of ``spec/revisions.yaml``."""
-    from generator.revisions import load_index
-
-    return load_index(ROOT / "spec")[-1].id
+    return load_index(SPEC_DIR)[-1].id

@@ -22,7 +22,10 @@ from generator.examples import sample
 from generator.parser import is_json, parse_file
 from generator.pymodel import component_classes, operation_name
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_file(), reason=f"no corpus at {SHARED}")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CORPUS.is_file(), reason=f"no corpus at {SHARED}"),
+]
 PACKAGE = "together_apis"
 
 
@@ -83,7 +86,7 @@ def test_the_package_is_laid_out_as_black_does_and_uses_what_it_imports(corpus_p
     assert_tidy(corpus_package[0])
 
 
-def test_it_installs_imports_and_passes_mypy_strict(corpus_package, tmp_path, venv):
+def test_it_installs_imports_and_passes_mypy_strict(corpus_package, tmp_path, venv, mypy_cache):
     out, _ = corpus_package
     (wheel,) = [a for a in build_packages([out], tmp_path / "dist", wheel_only=True)]
     subprocess.run(
@@ -107,7 +110,7 @@ def test_it_installs_imports_and_passes_mypy_strict(corpus_package, tmp_path, ve
         cwd="/",
     )
     assert probe.stdout.strip() == "2.0.0", probe.stderr
-    typed = mypy_strict(out, PACKAGE, cache=tmp_path / "mypy")
+    typed = mypy_strict(out, PACKAGE, cache=mypy_cache)
     assert typed.returncode == 0, typed.stdout[-3000:]
 
 

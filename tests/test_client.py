@@ -11,11 +11,13 @@ import facts
 import pytest
 from conftest import ROOT
 from loopback import LoopbackServer, Reply, free_port
-from packages import REVISIONS, load, models
+from packages import EACH_REVISION, REVISIONS, load, models
 
 from generator.examples import sample
 from generator.pymodel import attribute_name
 from generator.revisions import load_index
+
+pytestmark = pytest.mark.usefixtures("quick_retries")
 
 INDEX = load_index(ROOT / "spec")
 KEY = "sk-test-0123456789"
@@ -255,6 +257,7 @@ def test_a_get_gives_up_after_max_retries(server):
     assert len(server.seen) == 2
 
 
+@pytest.mark.slow  # waits real seconds
 def test_429_is_retried_for_a_post_after_retry_after(server):
     server.script(Reply(429, ERROR_BODY, headers={"Retry-After": "1"}), Reply(200, operation()))
     with client_for("f4885bc38424", server) as client:
@@ -278,7 +281,8 @@ def test_a_post_whose_connection_failed_before_sending_is_retried():
     thread.start()
     pkg = load("f4885bc38424")
     try:
-        with pkg.Client(api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=4) as client:
+        # backoff from 1 ms (quick_retries): ten retries wait about a second in all
+        with pkg.Client(api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=10) as client:
             assert client.optim_step(SESSION).id == "op-1"
     finally:
         thread.join()
@@ -296,6 +300,7 @@ def test_connection_refused_raises_api_connection_error():
     assert not isinstance(caught.value, pkg.APITimeoutError)
 
 
+@pytest.mark.slow  # waits real seconds
 def test_timeouts_raise_api_timeout_error_and_a_post_is_not_resent(server):
     pkg = load("f4885bc38424")
     server.script(
@@ -342,6 +347,7 @@ def test_wait_raises_operation_failed_with_code_and_message(server):
     assert caught.value.message == "loss is nan"
 
 
+@pytest.mark.slow  # waits real seconds
 def test_wait_raises_timeout_error_at_the_deadline_without_sleeping_past_it(server):
     pkg = load("f4885bc38424")
     server.script(*[Reply(200, operation())] * 20)
@@ -354,6 +360,7 @@ def test_wait_raises_timeout_error_at_the_deadline_without_sleeping_past_it(serv
     assert elapsed < 1.0  # the second sleep was cut to the deadline, not the doubled 0.8 s
 
 
+@pytest.mark.slow  # waits real seconds
 @pytest.mark.parametrize(
     "replies",
     [
@@ -388,7 +395,7 @@ def test_a_waiter_given_only_an_id_times_out_with_no_operation(server):
 # -- async ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize("revision", EACH_REVISION)
 def test_async_client_sends_and_waits(revision, server):
     pkg = load(revision)
     server.script(

@@ -19,6 +19,7 @@ from generator.examples import sample
 from generator.fieldroles import load_field_roles
 from generator.revisions import load_index
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 INDEX = load_index(SPEC_DIR)
 ROLES = load_field_roles(SPEC_DIR)
 PAIRS = compat.matrix(list(INDEX), ROLES)

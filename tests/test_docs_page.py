@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import ROOT, SEEDS
+
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 
 GENERATED = ROOT / "generated"
 

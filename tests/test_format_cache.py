@@ -40,6 +40,7 @@ def test_a_damaged_or_unwritable_cache_is_no_cache(tmp_path):
     assert formatting.format_sources([CLEAN], formatting.FormatCache(blocked)) == [(True, CLEAN)]
 
 
+@pytest.mark.slow
 def test_generate_with_a_cold_and_a_warm_cache_writes_what_check_expects(tmp_path, monkeypatch):
     monkeypatch.setenv(caching.CACHE_ENV, str(tmp_path / "cache"))
     expected = render.render_all(load_index(ROOT / "spec")).files  # black on every text

@@ -22,6 +22,8 @@ from typecheck import mypy_strict
 
 from generator.pymodel import attribute_name, class_name
 
+pytestmark = pytest.mark.usefixtures("quick_retries")
+
 REVISION = "1d3e0c0ffee0"
 SESSION = "sess-1"
 KEY_DESCRIPTION = (
@@ -281,10 +283,11 @@ def test_a_transport_error_of_httpx_becomes_ours(package, revision):
             c.optim_step(SESSION, **plain(revision))
 
 
-def test_the_package_passes_mypy_strict(package, tmp_path):
+@pytest.mark.slow
+def test_the_package_passes_mypy_strict(package, mypy_cache):
     from pathlib import Path
 
-    result = mypy_strict(Path(package.__file__).parent.parent, "together_rl", cache=tmp_path)
+    result = mypy_strict(Path(package.__file__).parent.parent, "together_rl", cache=mypy_cache)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

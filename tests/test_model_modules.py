@@ -17,6 +17,8 @@ from typecheck import mypy_strict
 from generator import pyparts
 from generator.cli import main
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+
 SIZE = 10
 CHAIN = 35  # Link0 <- Link1 <- ... : more modules than one
 RING = 14  # Ring0 -> Ring1 -> ... -> Ring13 -> Ring0: one cycle, larger than a module
@@ -107,9 +109,9 @@ def test_the_split_package_reads_and_writes_nested_models(split_package):
     assert holder.to_dict() == {"either": ring, "last": data}
 
 
-def test_the_split_package_is_black_s_layout_and_passes_mypy_strict(split_package, tmp_path):
+def test_the_split_package_is_black_s_layout_and_passes_mypy_strict(split_package, mypy_cache):
     assert_tidy(split_package)
-    typed = mypy_strict(split_package, "many", cache=tmp_path)
+    typed = mypy_strict(split_package, "many", cache=mypy_cache)
     assert typed.returncode == 0, typed.stdout[-3000:]
 
 

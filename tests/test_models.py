@@ -248,12 +248,7 @@ def test_valid_bodies_round_trip(body):
 # -- typing -------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def mypy_cache(tmp_path_factory):
-    """One cache for every package: torch's annotations are analysed once."""
-    return tmp_path_factory.mktemp("mypy-cache")
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_mypy_strict_passes_on_the_generated_package(revision, mypy_cache):
     result = mypy_strict(GENERATED / revision, "together_rl", cache=mypy_cache)

@@ -11,6 +11,8 @@ from packages import load
 from serving import Served
 from together.types.post_training import OptimStepOperation
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+
 # The SDK 3.1.1 sends Adam's settings as `adam_params`: its server is the newest revision that
 # reads them there (whatever later revisions call them).
 SERVER = next(

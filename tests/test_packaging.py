@@ -14,6 +14,8 @@ from generator.runtime import DISTRIBUTION, RUNTIME_DIR, version
 from generator.versions import package_versions
 from generator.revisions import load_index
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+
 GENERATED = ROOT / "generated"
 VERSIONS = package_versions(load_index(ROOT / "spec"))
 OLDEST, NEWEST = VERSIONS[0], VERSIONS[-1]

@@ -33,6 +33,7 @@ from generator.revisions import load_index
 from generator.runtime import DISTRIBUTION, RUNTIME_DIR
 from generator.runtime import version as runtime_version
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 GENERATED = ROOT / "generated"
 USER, PASSWORD = "uploader", "loopback-only-pa55word"
 
@@ -489,6 +490,7 @@ def test_artifacts_are_dated_by_the_revision_date_and_owned_by_nobody(package, d
 
 FIXED = """
 import httpx, together_rl, together_rl_runtime
+
 answer = httpx.Response(404, text="no such session")
 client = together_rl.Client(api_key="k", transport=httpx.MockTransport(lambda r: answer))
 try:

@@ -4,7 +4,7 @@ against a server on loopback with its arguments' wire format checked, and each p
 diffs.
 
 The packages are rendered in process and written as the templates lay them out (black's layout
-and ``mypy --strict`` on them are the slow tier's: ``pytest -m slow``)."""
+and ``mypy --strict`` on them are the corpus tier's: ``pytest -m corpus``)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,10 @@ from generator.pymodel import build_module
 from generator.revisions import Revision
 
 REAL_WORLD = SHARED / "corpus" / "real-world"
-pytestmark = pytest.mark.skipif(not REAL_WORLD.is_dir(), reason=f"no {REAL_WORLD}")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not REAL_WORLD.is_dir(), reason=f"no {REAL_WORLD}"),
+]
 
 
 def _documents() -> list[Path]:
@@ -177,9 +180,11 @@ def test_the_command_line_generates_a_real_document(tmp_path):
     )
 
 
-@pytest.mark.slow
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", DOCUMENTS, ids=_name)
-def test_the_package_is_black_s_layout_installs_and_passes_mypy_strict(path, tmp_path, venv):
+def test_the_package_is_black_s_layout_installs_and_passes_mypy_strict(
+    path, tmp_path, venv, mypy_cache
+):
     out = tmp_path / "package"
     result = subprocess.run(
         [sys.executable, "-m", "generator", "generate", "--spec", str(path), "--out", str(out)],
@@ -201,7 +206,7 @@ def test_the_package_is_black_s_layout_installs_and_passes_mypy_strict(path, tmp
     )
     assert probe.stdout.strip() == "Client", probe.stderr
     typed = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "mypy"), name],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), name],
         cwd=out,
         capture_output=True,
         text=True,

@@ -17,6 +17,8 @@ from facts import NEWEST
 from packages import load
 from serving import ForkServer
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+
 PATH = facts.path(NEWEST, "framing")
 HEADERS = "".join(f"{k}: {v}\r\n" for k, v in facts.required_headers(NEWEST).items())
 

@@ -18,6 +18,8 @@ from packages import reference
 from serving import ForkServer
 from together_rl_runtime.reference import _routes, _store, serve
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+
 # The official SDK 3.1.1 sends Adam's settings as `adam_params`: the newest revision that reads
 # them there serves it (as in test_official_sdk.py).
 SDK_SERVER = next(

@@ -19,6 +19,8 @@ from torch import nn
 from generator.examples import sample
 from generator.revisions import load_index
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+
 torch.set_num_threads(1)
 
 

@@ -18,6 +18,8 @@ from packages import load, reference
 from serving import Served
 from torch import nn
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+
 torch.set_num_threads(1)
 
 (COMPLETED,) = statuses(NEWEST, "succeeded")

@@ -14,6 +14,8 @@ from projects import copy_project, run
 from generator.revisions import load_index
 from generator.tree import read_tree
 
+pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
