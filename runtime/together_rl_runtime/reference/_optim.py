@@ -49,13 +49,14 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar, cast
+from typing import Literal, Protocol, TypeVar, cast
 
 import torch
 from torch import Tensor
 
 __all__ = [
     "AdamParamState",
+    "MatrixExchange",
     "MuonParamState",
     "MuonScaling",
     "NS_COEFFICIENTS",
@@ -69,6 +70,7 @@ __all__ = [
     "clip_gradients",
     "fused_adam_supported",
     "ensure_states",
+    "grad_norms",
     "muon_state",
     "muon_step",
     "total_grad_norm",
@@ -127,6 +129,15 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
     """
     if not grads:
         return torch.tensor(0.0, dtype=torch.float32)
+    total: Tensor = torch.linalg.vector_norm(torch.stack(grad_norms(grads)), 2.0)
+    return total
+
+
+@torch.no_grad()
+def grad_norms(grads: list[Tensor]) -> list[Tensor]:
+    """The float32 2-norm of each gradient, as :func:`total_grad_norm` takes them: grouped by
+    device and dtype, one ``torch._foreach_norm`` per group, in the groups' order (not
+    ``grads``' order), each on the first gradient's device."""
     first = grads[0].device
     norms: list[Tensor] = []
     for (device, dtype), [group], _ in _by_device_and_dtype([grads]):
@@ -138,8 +149,7 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
         else:  # a float32 norm would narrow the gradient: computed in its dtype, then rounded
             group_norms = [n.to(torch.float32) for n in torch._foreach_norm(group, 2.0)]
         norms.extend(group_norms if device == first else [n.to(first) for n in group_norms])
-    total: Tensor = torch.linalg.vector_norm(torch.stack(norms), 2.0)
-    return total
+    return norms
 
 
 @torch.no_grad()
@@ -529,11 +539,13 @@ class _NewtonSchulzScratch:
 def _newton_schulz(G: Tensor, steps: int, scratch: _NewtonSchulzScratch) -> Tensor:
     """Orthogonalise the matrix ``G`` as ``torch.optim._muon._zeropower_via_newtonschulz`` does,
     operation for operation and so bit for bit, in ``scratch``'s tensors; returns a bfloat16
-    view of ``G``'s shape into them (valid until ``scratch`` is used again)."""
+    view of ``G``'s shape into them (valid until ``scratch`` is used again). ``G`` may be
+    ``scratch.start`` itself, already holding the matrix in bfloat16."""
     a, b, c = NS_COEFFICIENTS
     rows, cols = G.shape
     m, k = min(rows, cols), max(rows, cols)
-    scratch.start.copy_(G)  # G.bfloat16()
+    if G is not scratch.start:
+        scratch.start.copy_(G)  # G.bfloat16()
     # A matrix with more rows than columns is orthogonalised through its transpose (a view, as
     # torch's .T): the Gram matrix X X^T is then the small one.
     X = scratch.start.T if rows > cols else scratch.start
@@ -581,6 +593,25 @@ def zeropower_via_newton_schulz(G: Tensor, steps: int) -> Tensor:
     return result
 
 
+class MatrixExchange(Protocol):
+    """How :func:`muon_step` reaches whole matrices when this process holds only a part of each
+    (sharded parameters): the element-wise work of the step stays on the parts, and each matrix
+    is orthogonalised whole, so that the result is the unsharded one."""
+
+    def shape(self, index: int) -> tuple[int, int]:
+        """The whole shape of the step's ``index``-th matrix."""
+        ...
+
+    def gather(self, index: int, part: Tensor, out: Tensor) -> None:
+        """Write the whole ``index``-th matrix, rounded to bfloat16, into ``out`` (bfloat16, of
+        the whole shape), from this process's ``part`` of it."""
+        ...
+
+    def part(self, index: int, whole: Tensor) -> Tensor:
+        """This process's part of a whole matrix of the ``index``-th matrix's shape."""
+        ...
+
+
 def adjusted_lr(lr: float, scaling: MuonScaling, shape: tuple[int, ...]) -> float:
     r"""Muon learning rate for an ``A x B`` matrix (``torch.optim._muon._adjust_lr``).
 
@@ -609,6 +640,7 @@ def muon_step(
     weight_decay: float,
     ns_steps: int,
     scaling: MuonScaling = "original",
+    exchange: MatrixExchange | None = None,
 ) -> None:
     r"""One Nesterov Muon step on 2-D ``params``, in place (``torch.optim.Muon(nesterov=True)``).
 
@@ -631,6 +663,12 @@ def muon_step(
     parameter, as torch's ``p.add_(update)`` computes it.  ``grads`` are overwritten (with the
     Nesterov update :math:`U`, then the widened orthogonalised update; the caller clears them
     after the step), so that no full-size copy of the gradients is made.
+
+    With an ``exchange``, the tensors are this process's parts of sharded matrices: the
+    element-wise work is done on the parts, and each matrix is gathered whole (in bfloat16, as
+    Newton-Schulz rounds it first), orthogonalised whole and its part taken back, so that the
+    parts are updated exactly as the whole matrices would be; the learning rate is adjusted to
+    the whole shape.
     """
     if not params:
         return
@@ -650,7 +688,7 @@ def muon_step(
 
     by_shape: dict[tuple[int, ...], list[int]] = defaultdict(list)
     for i, u in enumerate(updates):
-        by_shape[tuple(u.shape)].append(i)
+        by_shape[tuple(u.shape) if exchange is None else exchange.shape(i)].append(i)
     for shape, idx in by_shape.items():
         # One shape's scratch tensors at a time: the peak is that of the largest matrix alone.
         scratch = _NewtonSchulzScratch.of(shape, updates[idx[0]].device)
@@ -658,6 +696,11 @@ def muon_step(
         for i in idx:
             # Widened (exactly) into the storage the update came from, which is free again:
             # adding it to the parameter then needs no temporary copy in the parameter's dtype.
-            updates[i].copy_(_newton_schulz(updates[i], ns_steps, scratch))
+            if exchange is None:
+                updates[i].copy_(_newton_schulz(updates[i], ns_steps, scratch))
+            else:
+                exchange.gather(i, updates[i], scratch.start)
+                whole = _newton_schulz(scratch.start, ns_steps, scratch)
+                updates[i].copy_(exchange.part(i, whole))
             params[i].add_(updates[i], alpha=alpha)
         del scratch

@@ -1,0 +1,256 @@
+"""Sharded parameters in the local reference: a session over FSDP2 (DTensor) parameters steps each
+process's shards exactly as a session over the whole parameters would step those elements.
+
+How each part of a step reaches that:
+
+* **The norm.** Each process takes the float32 2-norm of each local gradient shard (as
+  :func:`_optim.grad_norms` does for whole gradients), sums their squares in float64 (a
+  replicated tensor's counted once across its replicas), and one all-reduce over the mesh adds
+  the processes' sums: every process holds the same total, so every process makes the same
+  decision on a non-finite norm and computes the same clip coefficient. It differs from the
+  unsharded norm only in the order of the additions (a few ULPs).
+* **Adam** is element-wise: the numeric core runs on the local shards (and on optimizer state of
+  the local shards' shape), with no communication, and so computes for each element what the
+  unsharded step computes for it, given the same clip coefficient.
+* **Muon** needs the whole matrix: the Nesterov update is formed on the shards, each matrix is
+  all-gathered in bfloat16 (the first thing Newton-Schulz does is to round to bfloat16, so
+  rounding before the gather changes nothing), orthogonalised whole on every process by the
+  same operations as the unsharded step, and each process keeps its shard of the result.
+* **A failed update** (an exception on any process) fails it on every process: after the update
+  the processes agree with one all-reduce, so that either all keep the step or all roll back.
+
+The optimizer state is kept as local shards and handed out by ``state_dict()`` as DTensors
+placed like their parameters.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import torch
+import torch.distributed as dist
+from torch import Tensor
+
+from .._exceptions import ConfigurationError
+from . import _optim
+
+if TYPE_CHECKING:
+    from torch.distributed.device_mesh import DeviceMesh
+    from torch.distributed.tensor import DTensor
+
+__all__ = ["Sharding", "is_sharded", "sharding_of", "together"]
+
+
+def _dtensor_type() -> type[DTensor] | None:
+    """DTensor's class where it has been imported (no DTensor exists before that), else None:
+    a session over plain tensors never imports torch.distributed.tensor."""
+    module = sys.modules.get("torch.distributed.tensor")
+    return None if module is None else getattr(module, "DTensor", None)
+
+
+def is_sharded(tensor: Tensor) -> bool:
+    """Whether ``tensor`` is a DTensor."""
+    dtensor = _dtensor_type()
+    return dtensor is not None and isinstance(tensor, dtensor)
+
+
+def sharding_of(params: Mapping[str, Tensor]) -> Sharding | None:
+    """The sharding of a session's parameters: ``None`` where none is a DTensor; a
+    :class:`Sharding` where all are, on one device mesh, each sharded or replicated on each of
+    its dimensions. Anything else is refused."""
+    sharded = [name for name, p in params.items() if is_sharded(p)]
+    if not sharded:
+        return None
+    if len(sharded) != len(params):
+        whole = next(name for name, p in params.items() if not is_sharded(p))
+        raise ConfigurationError(
+            f"parameter {whole!r} is a plain tensor among DTensor ones: shard every parameter "
+            "of the session (fully_shard the root module too), or none"
+        )
+    return Sharding(params)
+
+
+class Sharding:
+    """The device mesh and placements of a session's DTensor parameters, and the collectives of
+    a sharded step."""
+
+    def __init__(self, params: Mapping[str, Tensor]) -> None:
+        from torch.distributed.tensor import Replicate, Shard
+
+        dtensors: dict[str, DTensor] = dict(params)  # type: ignore[arg-type]
+        meshes = {p.device_mesh for p in dtensors.values()}
+        if len(meshes) != 1:
+            raise ConfigurationError(
+                "the session's DTensor parameters are on several device meshes; put them on one"
+            )
+        (self.mesh,) = meshes
+        self._params = dtensors
+        self._replicas: dict[str, int] = {}
+        """For each parameter, on how many processes each of its elements lives."""
+        for name, p in dtensors.items():
+            replicas = 1
+            for dim, placement in enumerate(p.placements):
+                if isinstance(placement, Replicate):
+                    replicas *= self.mesh.size(dim)
+                elif not isinstance(placement, Shard):  # Partial: not a parameter's placement
+                    raise ConfigurationError(
+                        f"parameter {name!r} is placed {placement} on the device mesh; a "
+                        "session takes parameters that are sharded or replicated"
+                    )
+            self._replicas[name] = replicas
+
+    @property
+    def groups(self) -> list[dist.ProcessGroup]:
+        """The process group of each dimension of the mesh."""
+        return [self.mesh.get_group(dim) for dim in range(self.mesh.ndim)]
+
+    def _all_reduce(self, tensor: Tensor, op: Any = dist.ReduceOp.SUM) -> Tensor:
+        """``tensor`` reduced over every process of the mesh (in place; the same on all)."""
+        for group in self.groups:
+            dist.all_reduce(tensor, op=op, group=group)
+        return tensor
+
+    @staticmethod
+    def local(tensor: Tensor) -> Tensor:
+        """This process's shard of a DTensor (its storage: updating it updates the DTensor)."""
+        return tensor.to_local() if is_sharded(tensor) else tensor  # type: ignore[attr-defined]
+
+    # -- one step -----------------------------------------------------------------------------------
+
+    @torch.no_grad()
+    def total_grad_norm(self, names: Sequence[str], grads: Sequence[Tensor]) -> Tensor:
+        """The 2-norm of all of the parameters' gradients (DTensors), as a float32 0-dim tensor
+        on the gradients' device that is the same on every process: each process's float32
+        norms of its shards, their squares summed in float64 (an element that lives on several
+        processes counted once), added up over the mesh."""
+        device = self.local(grads[0]).device if grads else self._device()
+        by_replicas: dict[int, list[Tensor]] = {}
+        for name, grad in zip(names, grads):
+            by_replicas.setdefault(self._replicas[name], []).append(self.local(grad))
+        total = torch.zeros((), dtype=torch.float64, device=device)
+        for replicas, local in by_replicas.items():
+            squares = torch.stack(_optim.grad_norms(local)).to(torch.float64).square().sum()
+            total += squares / replicas
+        return self._all_reduce(total).sqrt().to(torch.float32)
+
+    def _device(self) -> torch.device:
+        return self.local(next(iter(self._params.values()))).device
+
+    def exchange(self, params: Sequence[Tensor]) -> _optim.MatrixExchange:
+        """How Muon reaches the whole matrices of ``params`` (in the order of the step)."""
+        return _WholeMatrices(list(params))
+
+    def agree(self, succeeded: bool) -> bool:
+        """Whether the update succeeded on every process (one all-reduce)."""
+        flag = torch.tensor(0 if succeeded else 1, dtype=torch.int32, device=self._device())
+        return int(self._all_reduce(flag, dist.ReduceOp.MAX).item()) == 0
+
+    # -- saving -------------------------------------------------------------------------------------
+
+    def saved(self, state: dict[str, Any]) -> dict[str, Any]:
+        """``state_dict()``'s state with the optimizer state's local shards as DTensors, placed
+        like their parameters (the parameters are DTensors already)."""
+        for group in ("adam", "muon"):
+            for name, tensors in state[group].items():
+                for key, value in tensors.items():
+                    if isinstance(value, Tensor):
+                        tensors[key] = self._as_dtensor(self._params[name], value)
+        return state
+
+    def loaded(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """A state to load, with each parameter as a DTensor placed like this session's (from a
+        DTensor placed so, or a whole tensor, which every process holds) and the optimizer
+        state as local shards. Names and shapes that do not match are left for
+        ``load_state_dict`` to refuse."""
+        result = dict(state)
+        result["parameters"] = {
+            name: self._placed(name, value) for name, value in state["parameters"].items()
+        }
+        for group in ("adam", "muon"):
+            result[group] = {
+                name: {
+                    key: (
+                        self.local(self._placed(name, value))
+                        if isinstance(value, Tensor)
+                        else value
+                    )
+                    for key, value in tensors.items()
+                }
+                for name, tensors in state[group].items()
+            }
+        return result
+
+    def _placed(self, name: str, value: Tensor) -> Tensor:
+        """``value`` as a DTensor placed like parameter ``name``, where it has its shape."""
+        from torch.distributed.tensor import distribute_tensor
+
+        param = self._params.get(name)
+        if param is None or tuple(value.shape) != tuple(param.shape):
+            return value
+        if is_sharded(value):
+            placed: DTensor = value  # type: ignore[assignment]
+            if placed.device_mesh != param.device_mesh:
+                raise ConfigurationError(
+                    f"{name!r} is a DTensor on another device mesh; load a checkpoint "
+                    "(together_rl_runtime.reference.distributed.load_checkpoint) to reshard"
+                )
+            return placed.redistribute(placements=param.placements)
+        local = self.local(param)
+        whole = value.detach().to(device=local.device, dtype=local.dtype)
+        return distribute_tensor(whole, param.device_mesh, param.placements, src_data_rank=None)
+
+    @staticmethod
+    def _as_dtensor(param: DTensor, local: Tensor) -> DTensor:
+        from torch.distributed.tensor import DTensor
+
+        return DTensor.from_local(
+            local,
+            param.device_mesh,
+            param.placements,
+            run_check=False,
+            shape=param.shape,
+            stride=param.stride(),
+        )
+
+
+class _WholeMatrices:
+    """Muon's whole matrices of DTensor parameters, through DTensor's own collectives: an
+    all-gather of the bfloat16 shards, and the local shard of the whole result."""
+
+    def __init__(self, params: list[Tensor]) -> None:
+        self.params: list[DTensor] = params  # type: ignore[assignment]
+
+    def shape(self, index: int) -> tuple[int, int]:
+        rows, cols = self.params[index].shape
+        return rows, cols
+
+    def gather(self, index: int, part: Tensor, out: Tensor) -> None:
+        param = self.params[index]
+        rounded = Sharding._as_dtensor(param, part.to(torch.bfloat16))
+        out.copy_(rounded.full_tensor())
+
+    def part(self, index: int, whole: Tensor) -> Tensor:
+        from torch.distributed.tensor import distribute_tensor
+
+        param = self.params[index]
+        placed = distribute_tensor(whole, param.device_mesh, param.placements, src_data_rank=None)
+        return placed.to_local()
+
+
+@contextmanager
+def together(sharding: Sharding | None) -> Iterator[None]:
+    """Run the block (an update) on every process or fail it on every one: with a sharding, an
+    exception on any process raises on all, after one all-reduce."""
+    if sharding is None:
+        yield
+        return
+    try:
+        yield
+    except BaseException:
+        sharding.agree(False)
+        raise
+    if not sharding.agree(True):
+        raise RuntimeError("the update failed on another process of the device mesh")
