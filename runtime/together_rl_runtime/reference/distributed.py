@@ -66,8 +66,13 @@ _RECORD = "session"
 # -- checkpoints ------------------------------------------------------------------------------------
 
 
+def _distributed() -> bool:
+    """Whether a process group runs (else a checkpoint is one process's)."""
+    return dist.is_available() and dist.is_initialized()
+
+
 def _rank() -> int:
-    return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
+    return dist.get_rank() if _distributed() else 0
 
 
 def save_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None:
@@ -100,7 +105,7 @@ def save_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None
                 "adam_steps": {name: saved["step"] for name, saved in state["adam"].items()},
             }
         )
-    save(tensors, checkpoint_id=os.fspath(path))
+    save(tensors, checkpoint_id=os.fspath(path), no_dist=not _distributed())
 
 
 def load_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None:
@@ -130,7 +135,7 @@ def load_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None
                 template["adam"].setdefault(name, {})[key] = torch.zeros_like(param)
         if f"muon.{name}.momentum_buffer" in keys:
             template["muon"][name] = {"momentum_buffer": torch.zeros_like(param)}
-    load(template, checkpoint_id=folder)
+    load(template, checkpoint_id=folder, no_dist=not _distributed())
     record = json.loads(template[_RECORD])
     if record.get("format") != CHECKPOINT_FORMAT:
         raise ConfigurationError(f"the checkpoint in {folder} is not a session's")
