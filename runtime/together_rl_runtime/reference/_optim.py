@@ -539,13 +539,11 @@ class _NewtonSchulzScratch:
 def _newton_schulz(G: Tensor, steps: int, scratch: _NewtonSchulzScratch) -> Tensor:
     """Orthogonalise the matrix ``G`` as ``torch.optim._muon._zeropower_via_newtonschulz`` does,
     operation for operation and so bit for bit, in ``scratch``'s tensors; returns a bfloat16
-    view of ``G``'s shape into them (valid until ``scratch`` is used again). ``G`` may be
-    ``scratch.start`` itself, already holding the matrix in bfloat16."""
+    view of ``G``'s shape into them (valid until ``scratch`` is used again)."""
     a, b, c = NS_COEFFICIENTS
     rows, cols = G.shape
     m, k = min(rows, cols), max(rows, cols)
-    if G is not scratch.start:
-        scratch.start.copy_(G)  # G.bfloat16()
+    scratch.start.copy_(G)  # G.bfloat16()
     # A matrix with more rows than columns is orthogonalised through its transpose (a view, as
     # torch's .T): the Gram matrix X X^T is then the small one.
     X = scratch.start.T if rows > cols else scratch.start
@@ -602,13 +600,11 @@ class MatrixExchange(Protocol):
         """The whole shape of the step's ``index``-th matrix."""
         ...
 
-    def gather(self, index: int, part: Tensor, out: Tensor) -> None:
-        """Write the whole ``index``-th matrix, rounded to bfloat16, into ``out`` (bfloat16, of
-        the whole shape), from this process's ``part`` of it."""
-        ...
-
-    def part(self, index: int, whole: Tensor) -> Tensor:
-        """This process's part of a whole matrix of the ``index``-th matrix's shape."""
+    def orthogonalise(self, parts: list[Tensor], whole: Callable[[Tensor], Tensor]) -> None:
+        """Replace each of ``parts`` (this process's parts of the step's matrices, in order) by
+        its part of ``whole(matrix)``, where ``matrix`` is the whole matrix, in bfloat16, and
+        ``whole`` returns its orthogonalisation (bfloat16; valid until ``whole`` is called with
+        a matrix of that shape again)."""
         ...
 
 
@@ -665,10 +661,10 @@ def muon_step(
     after the step), so that no full-size copy of the gradients is made.
 
     With an ``exchange``, the tensors are this process's parts of sharded matrices: the
-    element-wise work is done on the parts, and each matrix is gathered whole (in bfloat16, as
-    Newton-Schulz rounds it first), orthogonalised whole and its part taken back, so that the
-    parts are updated exactly as the whole matrices would be; the learning rate is adjusted to
-    the whole shape.
+    element-wise work is done on the parts, and the exchange has each matrix orthogonalised
+    whole (gathered in bfloat16, which is what Newton-Schulz rounds it to first) and hands back
+    the parts, so that they are updated exactly as the whole matrices would be; the learning
+    rate is adjusted to the whole shape.
     """
     if not params:
         return
@@ -686,9 +682,23 @@ def muon_step(
     if weight_decay != 0:
         torch._foreach_mul_(params, 1 - lr * weight_decay)
 
+    if exchange is not None:
+        scratches: dict[tuple[int, ...], _NewtonSchulzScratch] = {}
+
+        def whole(G: Tensor) -> Tensor:
+            shape = tuple(G.shape)
+            if shape not in scratches:
+                scratches[shape] = _NewtonSchulzScratch.of(shape, G.device)
+            return _newton_schulz(G, ns_steps, scratches[shape])
+
+        exchange.orthogonalise(updates, whole)  # each part widened (exactly) in place
+        del scratches
+        for i, update in enumerate(updates):
+            params[i].add_(update, alpha=-adjusted_lr(lr, scaling, exchange.shape(i)))
+        return
     by_shape: dict[tuple[int, ...], list[int]] = defaultdict(list)
     for i, u in enumerate(updates):
-        by_shape[tuple(u.shape) if exchange is None else exchange.shape(i)].append(i)
+        by_shape[tuple(u.shape)].append(i)
     for shape, idx in by_shape.items():
         # One shape's scratch tensors at a time: the peak is that of the largest matrix alone.
         scratch = _NewtonSchulzScratch.of(shape, updates[idx[0]].device)
@@ -696,11 +706,6 @@ def muon_step(
         for i in idx:
             # Widened (exactly) into the storage the update came from, which is free again:
             # adding it to the parameter then needs no temporary copy in the parameter's dtype.
-            if exchange is None:
-                updates[i].copy_(_newton_schulz(updates[i], ns_steps, scratch))
-            else:
-                exchange.gather(i, updates[i], scratch.start)
-                whole = _newton_schulz(scratch.start, ns_steps, scratch)
-                updates[i].copy_(exchange.part(i, whole))
+            updates[i].copy_(_newton_schulz(updates[i], ns_steps, scratch))
             params[i].add_(updates[i], alpha=alpha)
         del scratch

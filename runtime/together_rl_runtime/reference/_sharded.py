@@ -26,7 +26,7 @@ placed like their parameters.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -140,7 +140,11 @@ class Sharding:
         return self.local(next(iter(self._params.values()))).device
 
     def exchange(self, params: Sequence[Tensor]) -> _optim.MatrixExchange:
-        """How Muon reaches the whole matrices of ``params`` (in the order of the step)."""
+        """How Muon reaches the whole matrices of ``params`` (in the order of the step): each
+        orthogonalised by one owner where they are sharded along a dimension of a
+        one-dimensional mesh (FSDP2), else all-gathered to every process."""
+        if _OwnedMatrices.takes(params, self.mesh):
+            return _OwnedMatrices(list(params), self.mesh.get_group())
         return _WholeMatrices(list(params))
 
     def agree(self, succeeded: bool) -> bool:
@@ -217,8 +221,9 @@ class Sharding:
 
 
 class _WholeMatrices:
-    """Muon's whole matrices of DTensor parameters, through DTensor's own collectives: an
-    all-gather of the bfloat16 shards, and the local shard of the whole result."""
+    """Muon's whole matrices through DTensor's own collectives, for any placements: each matrix
+    is all-gathered in bfloat16, orthogonalised on every process, and each process keeps its
+    part of the result."""
 
     def __init__(self, params: list[Tensor]) -> None:
         self.params: list[DTensor] = params  # type: ignore[assignment]
@@ -227,17 +232,114 @@ class _WholeMatrices:
         rows, cols = self.params[index].shape
         return rows, cols
 
-    def gather(self, index: int, part: Tensor, out: Tensor) -> None:
-        param = self.params[index]
-        rounded = Sharding._as_dtensor(param, part.to(torch.bfloat16))
-        out.copy_(rounded.full_tensor())
-
-    def part(self, index: int, whole: Tensor) -> Tensor:
+    def orthogonalise(self, parts: list[Tensor], whole: Callable[[Tensor], Tensor]) -> None:
         from torch.distributed.tensor import distribute_tensor
 
-        param = self.params[index]
-        placed = distribute_tensor(whole, param.device_mesh, param.placements, src_data_rank=None)
-        return placed.to_local()
+        for param, part in zip(self.params, parts):
+            rounded = Sharding._as_dtensor(param, part.to(torch.bfloat16))
+            result = whole(rounded.full_tensor())
+            placed = distribute_tensor(
+                result, param.device_mesh, param.placements, src_data_rank=None
+            )
+            part.copy_(placed.to_local())
+
+
+class _OwnedMatrices:
+    """Muon's whole matrices on a one-dimensional mesh where every matrix is sharded along one
+    of its dimensions (FSDP2's placements): each matrix has an owner, the process that
+    orthogonalises it; the shards are gathered to it in bfloat16, and the parts of the result
+    scattered back. Every matrix is orthogonalised once, the owners sharing the work (matrices
+    given out largest first, each to the process with the least so far), and each element
+    crosses the network twice (there and back), whatever the number of processes."""
+
+    def __init__(self, params: list[Tensor], group: dist.ProcessGroup) -> None:
+        self.params: list[DTensor] = params  # type: ignore[assignment]
+        self.group = group
+        self.rank = dist.get_rank(group)
+        self.world = dist.get_world_size(group)
+        self.dims = [p.placements[0].dim for p in self.params]  # type: ignore[attr-defined]
+        load = [0.0] * self.world
+        self.owners = [0] * len(params)
+        by_cost = sorted(range(len(params)), key=lambda i: -_newton_schulz_cost(self.shape(i)))
+        for i in by_cost:
+            owner = min(range(self.world), key=lambda r: (load[r], r))
+            self.owners[i] = owner
+            load[owner] += _newton_schulz_cost(self.shape(i))
+
+    @staticmethod
+    def takes(params: Sequence[Tensor], mesh: DeviceMesh) -> bool:
+        """Whether every matrix is sharded along dimension 0 or 1 of a one-dimensional mesh."""
+        from torch.distributed.tensor import Shard
+
+        return mesh.ndim == 1 and all(
+            len(p.placements) == 1  # type: ignore[attr-defined]
+            and type(p.placements[0]) is Shard  # type: ignore[attr-defined]
+            and p.placements[0].dim in (0, 1)  # type: ignore[attr-defined]
+            for p in params
+        )
+
+    def shape(self, index: int) -> tuple[int, int]:
+        rows, cols = self.params[index].shape
+        return rows, cols
+
+    def _chunk(self, index: int) -> tuple[int, list[int]]:
+        """The padded size of every shard along the sharded dimension, and each one's size
+        (``torch.chunk``'s split, as DTensor's ``Shard`` makes it)."""
+        length = self.shape(index)[self.dims[index]]
+        chunk = -(-length // self.world)
+        return chunk, [max(0, min(chunk, length - r * chunk)) for r in range(self.world)]
+
+    def _padded(self, index: int, part: Tensor) -> Tensor:
+        dim = self.dims[index]
+        chunk, _ = self._chunk(index)
+        shape = list(self.shape(index))
+        shape[dim] = chunk
+        padded = torch.zeros(shape, dtype=torch.bfloat16, device=part.device)
+        padded.narrow(dim, 0, part.shape[dim]).copy_(part)
+        return padded
+
+    def orthogonalise(self, parts: list[Tensor], whole: Callable[[Tensor], Tensor]) -> None:
+        owned: dict[int, list[Tensor]] = {}
+        for i, part in enumerate(parts):  # every shard to its matrix's owner
+            owner = self.owners[i]
+            padded = self._padded(i, part)
+            pieces = (
+                [torch.empty_like(padded) for _ in range(self.world)]
+                if owner == self.rank
+                else None
+            )
+            dist.gather(padded, pieces, group=self.group, group_dst=owner)
+            if pieces is not None:
+                owned[i] = pieces
+        results: dict[int, list[Tensor]] = {}
+        for i, pieces in owned.items():  # the owners orthogonalise, each its own
+            dim = self.dims[i]
+            _, sizes = self._chunk(i)
+            matrix = torch.cat(
+                [piece.narrow(dim, 0, size) for piece, size in zip(pieces, sizes)], dim
+            )
+            result = whole(matrix)
+            results[i] = [self._padded(i, r) for r in _split(result, dim, sizes)]
+            del pieces
+        for i, part in enumerate(parts):  # the parts of each result back
+            received = torch.empty_like(self._padded(i, part))
+            dist.scatter(received, results.pop(i, None), group=self.group, group_src=self.owners[i])
+            part.copy_(received.narrow(self.dims[i], 0, part.shape[self.dims[i]]))
+
+
+def _split(matrix: Tensor, dim: int, sizes: list[int]) -> list[Tensor]:
+    out, start = [], 0
+    for size in sizes:
+        out.append(matrix.narrow(dim, start, size))
+        start += size
+    return out
+
+
+def _newton_schulz_cost(shape: tuple[int, int]) -> float:
+    """The multiply-adds of one Newton-Schulz iteration on an ``A x B`` matrix (``m x k`` with
+    ``m <= k``: two ``m x m x k`` products and one ``m x m x m``)."""
+    m, k = sorted(shape)
+    return 2.0 * m * m * k + m**3
 
 
 @contextmanager
