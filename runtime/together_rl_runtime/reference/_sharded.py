@@ -116,7 +116,11 @@ class Sharding:
     @staticmethod
     def local(tensor: Tensor) -> Tensor:
         """This process's shard of a DTensor (its storage: updating it updates the DTensor)."""
-        return tensor.to_local() if is_sharded(tensor) else tensor  # type: ignore[attr-defined]
+        if not is_sharded(tensor):
+            return tensor
+        with torch.no_grad():  # the shard itself, not a view that autograd follows
+            local: Tensor = tensor.to_local()  # type: ignore[attr-defined]
+        return local
 
     # -- one step -----------------------------------------------------------------------------------
 
