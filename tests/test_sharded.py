@@ -579,3 +579,50 @@ def test_the_server_under_torchrun_serves_from_rank_0_and_steps_on_both(ranks):
 def test_the_ranks_take_seconds(ranks):
     """Every check above comes from one pair of forked ranks."""
     assert ranks["seconds"] < 60, ranks["seconds"]
+
+
+@pytest.mark.slow
+def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu():
+    """The README's torchrun command on the CPU, as it is written (but for a free port), in the
+    newest revision's package folder: rank 0 answers, steps count up on both ranks, and Ctrl-C
+    (SIGINT to the process group) stops every process."""
+    import re
+    import shlex
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    from packages import GENERATED
+
+    (line,) = [
+        line
+        for line in (ROOT / "README.md").read_text().splitlines()
+        if line.startswith("torchrun ") and "--device cpu" in line
+    ]
+    arguments = shlex.split(line)
+    arguments[arguments.index("--port") + 1] = "0"
+    environment = {k: v for k, v in os.environ.items() if k != "TOGETHER_API_KEY"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "torch.distributed.run", *arguments[1:]],
+        cwd=GENERATED / NEWEST,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=environment,
+        start_new_session=True,
+    )
+    try:
+        banner = process.stdout.readline()
+        match = re.search(r"http://[\d.]+:(\d+)", banner)
+        assert match is not None, banner
+        port = int(match.group(1))
+        steps = [post(port, "s", {})["output"]["step"] for _ in range(3)]
+        assert steps == ["1", "2", "3"]
+        assert post(port, "s", facts.body(NEWEST, "muon", {"muon.momentum": 1.5}))["error"]
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise

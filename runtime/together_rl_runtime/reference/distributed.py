@@ -34,7 +34,9 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -75,6 +77,15 @@ def _rank() -> int:
     return dist.get_rank() if _distributed() else 0
 
 
+@contextmanager
+def _single_process_is_meant() -> Iterator[None]:
+    """Without a process group, torch.distributed.checkpoint warns that it assumes one process:
+    a whole session's checkpoint is meant so."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="torch.distributed is .*, assuming the intent")
+        yield
+
+
 def save_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None:
     """Save ``session``'s state (parameters, optimizer state, counters, operations, idempotency
     keys) into the folder ``path`` with ``torch.distributed.checkpoint``.
@@ -105,7 +116,8 @@ def save_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None
                 "adam_steps": {name: saved["step"] for name, saved in state["adam"].items()},
             }
         )
-    save(tensors, checkpoint_id=os.fspath(path), no_dist=not _distributed())
+    with _single_process_is_meant():
+        save(tensors, checkpoint_id=os.fspath(path), no_dist=not _distributed())
 
 
 def load_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None:
@@ -135,7 +147,8 @@ def load_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None
                 template["adam"].setdefault(name, {})[key] = torch.zeros_like(param)
         if f"muon.{name}.momentum_buffer" in keys:
             template["muon"][name] = {"momentum_buffer": torch.zeros_like(param)}
-    load(template, checkpoint_id=folder, no_dist=not _distributed())
+    with _single_process_is_meant():
+        load(template, checkpoint_id=folder, no_dist=not _distributed())
     record = json.loads(template[_RECORD])
     if record.get("format") != CHECKPOINT_FORMAT:
         raise ConfigurationError(f"the checkpoint in {folder} is not a session's")
