@@ -76,16 +76,21 @@ its bfloat16 input across a rounding boundary."""
 _MESHES: dict[str, Any] = {}
 
 
-def shard(model: nn.Module, sharding: str) -> nn.Module:
-    """Shard ``model`` over the two ranks as ``sharding`` says."""
+def _mesh(sharding: str) -> Any:
     from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.fsdp import fully_shard
-    from torch.distributed.tensor import Shard
 
     if sharding not in _MESHES:
         shape, names = ((2, 1), ("replicate", "shard")) if sharding == "hsdp 2x1" else ((2,), None)
         _MESHES[sharding] = init_device_mesh("cpu", shape, mesh_dim_names=names)
-    mesh = _MESHES[sharding]
+    return _MESHES[sharding]
+
+
+def shard(model: nn.Module, sharding: str) -> nn.Module:
+    """Shard ``model`` over the two ranks as ``sharding`` says."""
+    from torch.distributed.fsdp import fully_shard
+    from torch.distributed.tensor import Shard
+
+    mesh = _mesh(sharding)
     if sharding == "fsdp2 columns":
         fully_shard(
             model, mesh=mesh, shard_placement_fn=lambda p: Shard(1) if p.ndim == 2 else Shard(0)
@@ -183,6 +188,40 @@ def parity(rank: int) -> dict[str, Any]:
                 "step": ours.step,
             }
     return found
+
+
+ODD_SHAPES = [((1, 16), 0), ((3, 5), 1), ((5, 3), 1), ((7, 2), 0), ((2, 9), 1), ((16, 1), 0)]
+"""Matrices and the dimension each is sharded along: a shard of none of a matrix's rows, shards
+of unequal sizes along either dimension, wide and tall."""
+
+
+def odd_shapes(rank: int) -> dict[str, Any]:
+    """Muon on every matrix of ODD_SHAPES, each matrix orthogonalised by its owner: after two
+    steps without clipping, bit for bit the whole session's; the shards' shapes."""
+    from torch.distributed.tensor import Shard, distribute_tensor
+
+    module = reference(NEWEST)
+    mesh = _mesh("fsdp2 rows")
+    torch.manual_seed(3)
+    whole = [(f"m{i}", nn.Parameter(torch.randn(shape))) for i, (shape, _) in enumerate(ODD_SHAPES)]
+    sharded = [
+        (name, nn.Parameter(distribute_tensor(p.detach(), mesh, [Shard(d)], src_data_rank=None)))
+        for (name, p), (_, d) in zip(whole, ODD_SHAPES)
+    ]
+    every = {"muon_filter": lambda name, param: True, **defaults("muon")}
+    ours = module.LocalSession(sharded, "muon", **every)
+    theirs = module.LocalSession(whole, "muon", **every)
+    for _ in range(2):
+        grads = [torch.randn(shape) for shape, _ in ODD_SHAPES]
+        for (_, p), (_, q), g in zip(sharded, whole, grads):
+            q.grad = g.clone()
+            p.grad = distribute_tensor(g, mesh, p.placements, src_data_rank=None)
+        assert code(ours.optim_step(body("muon", 0.0))) == ""
+        assert code(theirs.optim_step(body("muon", 0.0))) == ""
+    return {
+        "equal": [torch.equal(p.full_tensor(), q) for (_, p), (_, q) in zip(sharded, whole)],
+        "shards": [list(p.to_local().shape) for _, p in sharded],
+    }
 
 
 def refusals(rank: int) -> dict[str, Any]:
@@ -331,6 +370,7 @@ def ranks_main(rank: int, ports: list[int], folder: Path, saved: dict[str, Any],
         seconds = found["seconds"] = {}
         for check, run in [
             ("parity", lambda: parity(rank)),
+            ("odd shapes", lambda: odd_shapes(rank)),
             ("refusals", lambda: refusals(rank)),
             ("checkpoints", lambda: checkpoints(rank, folder, saved)),
         ]:
@@ -494,6 +534,14 @@ def test_sharded_steps_equal_the_whole_ones(ranks, sharding, kind):
             assert figures["clipped"], where
             assert figures["adam_ulps"] <= ADAM_ULPS, where
             assert figures["muon_roundings"] <= MUON_ROUNDINGS, where
+
+
+def test_muon_shards_of_any_size_along_either_dimension_are_stepped_bit_for_bit(ranks):
+    """Among them a shard with none of a matrix's rows, on rank 1."""
+    shards = {0: [[1, 16], [3, 3], [5, 2], [4, 2], [2, 5], [8, 1]]}
+    shards[1] = [[0, 16], [3, 2], [5, 1], [3, 2], [2, 4], [8, 1]]
+    for rank, found in ranks["ranks"].items():
+        assert found["odd shapes"] == {"equal": [True] * len(ODD_SHAPES), "shards": shards[rank]}
 
 
 def test_the_shardings_are_the_ones_named(ranks):

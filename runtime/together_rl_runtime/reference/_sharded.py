@@ -107,10 +107,11 @@ class Sharding:
         """The process group of each dimension of the mesh."""
         return [self.mesh.get_group(dim) for dim in range(self.mesh.ndim)]
 
-    def _all_reduce(self, tensor: Tensor, op: Any = dist.ReduceOp.SUM) -> Tensor:
-        """``tensor`` reduced over every process of the mesh (in place; the same on all)."""
+    def _all_reduce(self, tensor: Tensor, op: Any = None) -> Tensor:
+        """``tensor`` reduced over every process of the mesh (in place; the same on all), by
+        ``op`` (default: the sum)."""
         for group in self.groups:
-            dist.all_reduce(tensor, op=op, group=group)
+            dist.all_reduce(tensor, op=dist.ReduceOp.SUM if op is None else op, group=group)
         return tensor
 
     @staticmethod
@@ -118,8 +119,10 @@ class Sharding:
         """This process's shard of a DTensor (its storage: updating it updates the DTensor)."""
         if not is_sharded(tensor):
             return tensor
-        with torch.no_grad():  # the shard itself, not a view that autograd follows
-            local: Tensor = tensor.to_local()  # type: ignore[attr-defined]
+        if torch.is_grad_enabled():  # the shard itself, not a view that autograd follows
+            with torch.no_grad():
+                return Sharding.local(tensor)
+        local: Tensor = tensor.to_local()  # type: ignore[attr-defined]
         return local
 
     # -- one step -----------------------------------------------------------------------------------
@@ -261,6 +264,7 @@ class _OwnedMatrices:
         self.group = group
         self.rank = dist.get_rank(group)
         self.world = dist.get_world_size(group)
+        self.global_ranks = [dist.get_global_rank(group, r) for r in range(self.world)]
         self.dims = [p.placements[0].dim for p in self.params]  # type: ignore[attr-defined]
         load = [0.0] * self.world
         self.owners = [0] * len(params)
@@ -293,42 +297,47 @@ class _OwnedMatrices:
         chunk = -(-length // self.world)
         return chunk, [max(0, min(chunk, length - r * chunk)) for r in range(self.world)]
 
-    def _padded(self, index: int, part: Tensor) -> Tensor:
-        dim = self.dims[index]
-        chunk, _ = self._chunk(index)
+    def _padded_shape(self, index: int) -> list[int]:
         shape = list(self.shape(index))
-        shape[dim] = chunk
-        padded = torch.zeros(shape, dtype=torch.bfloat16, device=part.device)
+        shape[self.dims[index]] = self._chunk(index)[0]
+        return shape
+
+    def _padded(self, index: int, part: Tensor) -> Tensor:
+        """``part`` in bfloat16, padded with zeros to the largest shard's size."""
+        dim = self.dims[index]
+        padded = torch.zeros(self._padded_shape(index), dtype=torch.bfloat16, device=part.device)
         padded.narrow(dim, 0, part.shape[dim]).copy_(part)
         return padded
 
     def orthogonalise(self, parts: list[Tensor], whole: Callable[[Tensor], Tensor]) -> None:
         owned: dict[int, list[Tensor]] = {}
         for i, part in enumerate(parts):  # every shard to its matrix's owner
-            owner = self.owners[i]
+            _, sizes = self._chunk(i)
+            if part.shape[self.dims[i]] != sizes[self.rank]:
+                raise RuntimeError(
+                    f"a shard of {tuple(part.shape)} where a {self.shape(i)} matrix split "
+                    f"{self.world} ways has {sizes[self.rank]} along dimension {self.dims[i]}"
+                )
             padded = self._padded(i, part)
-            pieces = (
-                [torch.empty_like(padded) for _ in range(self.world)]
-                if owner == self.rank
-                else None
-            )
-            dist.gather(padded, pieces, group=self.group, group_dst=owner)
+            mine = self.owners[i] == self.rank
+            pieces = [torch.empty_like(padded) for _ in range(self.world)] if mine else None
+            dist.gather(padded, pieces, dst=self.global_ranks[self.owners[i]], group=self.group)
             if pieces is not None:
                 owned[i] = pieces
         results: dict[int, list[Tensor]] = {}
         for i, pieces in owned.items():  # the owners orthogonalise, each its own
             dim = self.dims[i]
             _, sizes = self._chunk(i)
-            matrix = torch.cat(
-                [piece.narrow(dim, 0, size) for piece, size in zip(pieces, sizes)], dim
-            )
+            matrix = torch.cat([p.narrow(dim, 0, size) for p, size in zip(pieces, sizes)], dim)
+            del pieces
             result = whole(matrix)
             results[i] = [self._padded(i, r) for r in _split(result, dim, sizes)]
-            del pieces
         for i, part in enumerate(parts):  # the parts of each result back
-            received = torch.empty_like(self._padded(i, part))
-            dist.scatter(received, results.pop(i, None), group=self.group, group_src=self.owners[i])
-            part.copy_(received.narrow(self.dims[i], 0, part.shape[self.dims[i]]))
+            dim = self.dims[i]
+            received = torch.empty(self._padded_shape(i), dtype=torch.bfloat16, device=part.device)
+            owner = self.global_ranks[self.owners[i]]
+            dist.scatter(received, results.pop(i, None), src=owner, group=self.group)
+            part.copy_(received.narrow(dim, 0, part.shape[dim]))
 
 
 def _split(matrix: Tensor, dim: int, sizes: list[int]) -> list[Tensor]:
@@ -349,12 +358,14 @@ def _newton_schulz_cost(shape: tuple[int, int]) -> float:
 @contextmanager
 def together(sharding: Sharding | None) -> Iterator[None]:
     """Run the block (an update) on every process or fail it on every one: with a sharding, an
-    exception on any process raises on all, after one all-reduce."""
+    exception on any process raises on all, after one all-reduce (and the block runs without
+    autograd, as the update does)."""
     if sharding is None:
         yield
         return
     try:
-        yield
+        with torch.no_grad():
+            yield
     except BaseException:
         sharding.agree(False)
         raise

@@ -44,7 +44,7 @@ import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
-from .._exceptions import ConfigurationError
+from .._exceptions import ConfigurationError, IdempotencyKeyReusedError
 from .._model import Model
 from ._session import LocalSession
 from ._sharded import is_sharded
@@ -319,6 +319,8 @@ def _follow(ranks: _Ranks, session_class: type[LocalSession]) -> None:
                 _whole(session.state_dict())
             elif kind == "load":
                 session.load_state_dict(payload)
+        except IdempotencyKeyReusedError:  # rank 0 answers it with 422
+            pass
         except Exception:  # rank 0 meets the same exception and answers for it
             traceback.print_exc()
 
