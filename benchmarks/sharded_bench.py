@@ -10,6 +10,8 @@ Contenders, in the two ranks forked from this process, each one thread (as torch
 * ``whole``: a session over the whole parameters, in rank 0 (rank 1 waits);
 * ``sharded``: a session over the sharded parameters, in both ranks at once; its wall time is the
   slower rank's, from a barrier, and its CPU time both ranks' together (gloo's threads included);
+  the slower rank's CPU time is given too, against the whole step's (on a machine whose cores are
+  busy with other work the two halves seldom run at once, and this shows the split);
 * ``sharded all-gather`` (Muon): the same with every matrix all-gathered and orthogonalised on
   both ranks (the exchange the reference uses for placements other than FSDP2's), against the
   default, where each matrix is orthogonalised once, by its owner;
@@ -188,7 +190,11 @@ def _row(rank: int, shapes: str, kind: str, repeat: int) -> dict[str, Any]:
                 slowest = figures.clone()
                 dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
                 dist.all_reduce(figures, op=dist.ReduceOp.SUM)
-                sample = {"wall": slowest[0].item(), "cpu": figures[1].item()}
+                sample = {
+                    "wall": slowest[0].item(),
+                    "cpu": figures[1].item(),
+                    "rank_cpu": slowest[1].item(),
+                }
             if round_ >= 1:
                 samples[name].append(sample)
     per_rank = _gathered(sum(p.to_local().numel() for _, p in sharded))
@@ -212,6 +218,18 @@ def _row(rank: int, shapes: str, kind: str, repeat: int) -> dict[str, Any]:
             if a in names and b in names
         },
     }
+    if "whole" in names:  # the slower rank's CPU time against the whole step's
+        row["rank_cpu"] = {
+            name: {
+                "median": statistics.median(
+                    a["rank_cpu"] / b["cpu"] for a, b in zip(samples[name], samples["whole"])
+                ),
+                "min": min(a["rank_cpu"] for a in samples[name])
+                / min(b["cpu"] for b in samples["whole"]),
+            }
+            for name in names
+            if name.startswith("sharded")
+        }
     if kind == "adam":
         row["bytes_per_parameter"] = {
             "whole": _bytes(samples["whole"], samples["whole floor"]),
