@@ -341,7 +341,8 @@ def saved_after_one_more_step(saved: dict[str, Any]) -> dict[str, Any]:
 
 
 def served(rank: int, port: int, http_port: int, folder: Path) -> dict[str, Any]:
-    """The reference server as torchrun starts it: rank 0 serves until SIGINT."""
+    """The reference server as torchrun starts it: rank 0 serves until SIGINT (the process
+    group on ``port``)."""
     os.environ.update(
         RANK=str(rank),
         LOCAL_RANK=str(rank),
@@ -381,6 +382,8 @@ def ranks_main(rank: int, ports: list[int], folder: Path, saved: dict[str, Any],
         _MESHES.clear()
         out.put((rank, "ready", None))
         found["server"] = served(rank, ports[1], ports[2], folder / "served")
+        out.put((rank, "served", None))
+        found["restarted"] = served(rank, ports[3], ports[2], folder / "served")
         out.put((rank, "found", json.dumps(found)))
     except BaseException:
         out.put((rank, "failed", traceback.format_exc()))
@@ -463,7 +466,7 @@ def ranks(tmp_path_factory):
     started = time.perf_counter()
     context = multiprocessing.get_context("fork")
     out = context.SimpleQueue()
-    ports = free_ports(3)
+    ports = free_ports(4)
     processes = [
         context.Process(target=ranks_main, args=(rank, ports, folder, saved, out), daemon=True)
         for rank in range(WORLD)
@@ -476,8 +479,14 @@ def ranks(tmp_path_factory):
         for _ in range(WORLD):  # the checks, then the server is up
             rank, kind, payload = _get(out, processes)
             assert kind == "ready", f"rank {rank} failed:\n{payload}"
-        answers = _talk_to(ports[2])
+        answers = _talk_to(ports[2], served_requests())
         os.kill(processes[0].pid, signal.SIGINT)  # rank 0 stops serving, the others follow
+        for _ in range(WORLD):
+            rank, kind, payload = _get(out, processes)
+            assert kind == "served", f"rank {rank} failed:\n{payload}"
+        # started again over the same state folder: the sessions continue where they stopped
+        answers += _talk_to(ports[2], [("a", {}, None), ("a", {}, "first")])
+        os.kill(processes[0].pid, signal.SIGINT)
         for _ in range(WORLD):
             rank, kind, payload = _get(out, processes)
             assert kind == "found", f"rank {rank} failed:\n{payload}"
@@ -504,7 +513,7 @@ def _get(out: Any, processes: list[Any], timeout: float = 120) -> Any:
     raise AssertionError("the ranks did not answer in time")
 
 
-def _talk_to(port: int) -> list[Any]:
+def _talk_to(port: int, requests: list[tuple[str, dict[str, Any], str | None]]) -> list[Any]:
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -514,7 +523,7 @@ def _talk_to(port: int) -> list[Any]:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
-    return [post(port, session, data, key) for session, data, key in served_requests()]
+    return [post(port, session, data, key) for session, data, key in requests]
 
 
 # -- the certificate --------------------------------------------------------------------------------
@@ -600,13 +609,15 @@ def test_a_checkpoint_of_one_process_loads_into_two_ranks_and_back(ranks):
 
 def test_the_server_under_torchrun_serves_from_rank_0_and_steps_on_both(ranks):
     """Rank 0 answers; an idempotent repeat applies no second step; each session steps on its
-    own; the state rank 0 saves is the whole state, equal to what one process computes."""
+    own; the state rank 0 saves is the whole state, equal to what one process computes; started
+    again over the state it saved, the server continues (steps and idempotency keys)."""
     answers = ranks["answers"]
     steps = [a.get("output", {}).get("step") for a in answers]
-    assert steps == ["1", "1", "1", None, "2"], answers
-    assert answers[0]["id"] == answers[1]["id"]
+    assert steps == ["1", "1", "1", None, "2", "3", "1"], answers
+    assert answers[0]["id"] == answers[1]["id"] == answers[6]["id"]  # the key, after a restart
     assert answers[3]["error"]["code"].endswith("INVALID_INPUT")
-    assert all(found["server"]["exit"] == 0 for found in ranks["ranks"].values())
+    for found in ranks["ranks"].values():
+        assert found["server"]["exit"] == found["restarted"]["exit"] == 0
 
     # the same requests to one process over the same model
     from together_rl_runtime.reference.distributed import demo_model
@@ -616,10 +627,11 @@ def test_the_server_under_torchrun_serves_from_rank_0_and_steps_on_both(ranks):
     session = module.LocalSession(model, "muon", rollback=True)
     for data in [{}, {}]:
         session.optim_step(data, gradients=lambda: torch.autograd.backward(loss()))
+    session.optim_step({}, gradients=lambda: torch.autograd.backward(loss()))  # after restart
     files = sorted((ranks["folder"] / "served").glob("*.pt"))
     assert len(files) == 2
     saved = [torch.load(f, weights_only=True) for f in files]
-    (state,) = [s["state"] for s in saved if s["state"]["step"] == 2]
+    (state,) = [s["state"] for s in saved if s["state"]["step"] == 3]
     for name, value in session.state_dict()["parameters"].items():
         assert not value.is_meta and torch.allclose(state["parameters"][name], value, atol=1e-7)
 

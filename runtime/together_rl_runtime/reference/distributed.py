@@ -27,6 +27,7 @@ single-process server writes, so that a server restarts with any number of proce
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -325,6 +326,19 @@ def _follow(ranks: _Ranks, session_class: type[LocalSession]) -> None:
             traceback.print_exc()
 
 
+def _model_function(spec: str) -> Callable[[int], Any]:
+    """``module:function`` (``--model``), imported."""
+    module_name, _, function_name = spec.partition(":")
+    try:
+        function = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise SystemExit(f"--model {spec}: {exc}") from None
+    if not callable(function):
+        raise SystemExit(f"--model {spec}: {function_name} is not a function")
+    model_function: Callable[[int], Any] = function
+    return model_function
+
+
 def serve_ranks(
     argv: Sequence[str] | None,
     *,
@@ -338,8 +352,6 @@ def serve_ranks(
     import argparse
 
     from torch.distributed.device_mesh import init_device_mesh
-
-    from . import serve as serve_module
 
     global _serving, _device
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -362,7 +374,7 @@ def serve_ranks(
     _serving = True
     try:
         mesh = init_device_mesh(device, (dist.get_world_size(),))
-        ranks = _Ranks(mesh, serve_module._factory(known.model), known.seed)
+        ranks = _Ranks(mesh, _model_function(known.model), known.seed)
         if dist.get_rank() == 0:
             leader = type(session_class.__name__, (_Leader, session_class), {"ranks": ranks})
             try:
