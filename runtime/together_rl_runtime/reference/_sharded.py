@@ -12,10 +12,14 @@ How each part of a step reaches that:
 * **Adam** is element-wise: the numeric core runs on the local shards (and on optimizer state of
   the local shards' shape), with no communication, and so computes for each element what the
   unsharded step computes for it, given the same clip coefficient.
-* **Muon** needs the whole matrix: the Nesterov update is formed on the shards, each matrix is
-  all-gathered in bfloat16 (the first thing Newton-Schulz does is to round to bfloat16, so
-  rounding before the gather changes nothing), orthogonalised whole on every process by the
-  same operations as the unsharded step, and each process keeps its shard of the result.
+* **Muon** needs the whole matrix: the Nesterov update is formed on the shards and rounded to
+  bfloat16 there (the first thing Newton-Schulz does, so rounding before gathering changes
+  nothing), and each matrix is orthogonalised whole by the same operations as the unsharded
+  step. On a one-dimensional mesh with every matrix sharded along one of its dimensions
+  (FSDP2), each matrix has an owner process that gathers its shards, orthogonalises it and
+  scatters the parts back (:class:`_OwnedMatrices`: the work shared out, each element sent
+  there and back); on other meshes and placements each matrix is all-gathered through DTensor
+  and orthogonalised on every process (:class:`_WholeMatrices`).
 * **A failed update** (an exception on any process) fails it on every process: after the update
   the processes agree with one all-reduce, so that either all keep the step or all roll back.
 
