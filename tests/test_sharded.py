@@ -505,10 +505,10 @@ def _get(out: Any, processes: list[Any], timeout: float = 120) -> Any:
     while time.monotonic() < deadline:
         if not out.empty():
             return out.get()
-        if not all(p.is_alive() for p in processes):
+        if not any(p.is_alive() for p in processes):
             time.sleep(0.2)
             if out.empty():
-                raise AssertionError("a rank ended without a word")
+                raise AssertionError("the ranks ended without a word")
         time.sleep(0.02)
     raise AssertionError("the ranks did not answer in time")
 
