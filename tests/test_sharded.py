@@ -39,6 +39,7 @@ import torch.distributed as dist
 from facts import NEWEST
 from packages import load, reference
 from together_rl_runtime import UNSET
+from together_rl_runtime.reference._sharded import is_sharded
 from test_reference import ADAM, MUON, TinyLM, adam_body, backward, muon_body, twin_models
 from torch import Tensor, nn
 
@@ -609,8 +610,9 @@ def test_a_checkpoint_of_one_process_loads_into_two_ranks_and_back(ranks):
 
 def test_the_server_under_torchrun_serves_from_rank_0_and_steps_on_both(ranks):
     """Rank 0 answers; an idempotent repeat applies no second step; each session steps on its
-    own; the state rank 0 saves is the whole state, equal to what one process computes; started
-    again over the state it saved, the server continues (steps and idempotency keys)."""
+    own; started again over its state folder, the server continues (steps and idempotency keys,
+    from rank 0's journal, the steps run again on both ranks); the snapshot rank 0 writes holds
+    whole tensors, equal to what one process computes."""
     answers = ranks["answers"]
     steps = [a.get("output", {}).get("step") for a in answers]
     assert steps == ["1", "1", "1", None, "2", "3", "1"], answers
@@ -628,12 +630,14 @@ def test_the_server_under_torchrun_serves_from_rank_0_and_steps_on_both(ranks):
     for data in [{}, {}]:
         session.optim_step(data, gradients=lambda: torch.autograd.backward(loss()))
     session.optim_step({}, gradients=lambda: torch.autograd.backward(loss()))  # after restart
-    files = sorted((ranks["folder"] / "served").glob("*.pt"))
-    assert len(files) == 2
-    saved = [torch.load(f, weights_only=True) for f in files]
-    (state,) = [s["state"] for s in saved if s["state"]["step"] == 3]
+    from together_rl_runtime.reference._store import _snapshots, session_folder
+
+    (newest, path), *_ = _snapshots(session_folder(ranks["folder"] / "served", "a"))
+    state = torch.load(path, weights_only=True)["state"]  # written whole, at the shutdown
+    assert state["step"] == 3
     for name, value in session.state_dict()["parameters"].items():
-        assert not value.is_meta and torch.allclose(state["parameters"][name], value, atol=1e-7)
+        assert not is_sharded(state["parameters"][name])
+        assert torch.allclose(state["parameters"][name], value, atol=1e-7)
 
 
 def test_the_ranks_take_seconds(ranks):
@@ -642,10 +646,11 @@ def test_the_ranks_take_seconds(ranks):
 
 
 @pytest.mark.slow
-def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu():
-    """The README's torchrun command on the CPU, as it is written (but for a free port), in the
-    newest revision's package folder: rank 0 answers, steps count up on both ranks, and Ctrl-C
-    (SIGINT to the process group) stops every process."""
+def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu(tmp_path):
+    """The README's torchrun command on the CPU, as it is written (but for a free port and a
+    state folder), in the newest revision's package folder: rank 0 answers, steps count up on
+    both ranks, and Ctrl-C (SIGINT to the process group) stops every process; started again,
+    the server applies its journal's steps again on both ranks and continues."""
     import re
     import shlex
     import subprocess
@@ -661,28 +666,32 @@ def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu():
     ]
     arguments = shlex.split(line)
     arguments[arguments.index("--port") + 1] = "0"
+    arguments += ["--state-dir", str(tmp_path / "state")]
     environment = {k: v for k, v in os.environ.items() if k != "TOGETHER_API_KEY"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "torch.distributed.run", *arguments[1:]],
-        cwd=GENERATED / NEWEST,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=environment,
-        start_new_session=True,
-    )
-    try:
-        banner = process.stdout.readline()
-        match = re.search(r"http://[\d.]+:(\d+)", banner)
-        assert match is not None, banner
-        port = int(match.group(1))
-        steps = [post(port, "s", {})["output"]["step"] for _ in range(3)]
-        assert steps == ["1", "2", "3"]
-        assert post(port, "s", facts.body(NEWEST, "muon", {"muon.momentum": 1.5}))["error"]
-    finally:
-        os.killpg(process.pid, signal.SIGINT)
+    steps = []
+    for requests in (3, 1):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "torch.distributed.run", *arguments[1:]],
+            cwd=GENERATED / NEWEST,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=environment,
+            start_new_session=True,
+        )
         try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            raise
+            banner = process.stdout.readline()
+            match = re.search(r"http://[\d.]+:(\d+)", banner)
+            assert match is not None, banner
+            port = int(match.group(1))
+            steps += [post(port, "s", {})["output"]["step"] for _ in range(requests)]
+            refused = post(port, "s", facts.body(NEWEST, "muon", {"muon.momentum": 1.5}))
+            assert refused["error"]["code"].endswith("INVALID_INPUT")
+        finally:
+            os.killpg(process.pid, signal.SIGINT)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                raise
+    assert steps == ["1", "2", "3", "4"]

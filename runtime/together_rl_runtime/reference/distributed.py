@@ -15,14 +15,17 @@ is running (``pip install together-rl-runtime[distributed]``).
 **The server under torchrun.** ``torchrun --nproc-per-node N -m together_rl.reference.serve ...``
 starts N processes of a revision's server; :func:`serve.main` finds itself started by torchrun
 (its environment) and hands over to :func:`serve_ranks`: every process joins the process group
-(gloo on CPU, NCCL on GPUs: ``--device cpu|cuda``, by default CUDA where there is a GPU), rank 0
-serves HTTP, and every request that reaches a session (making it, a step, saving or loading it)
-is sent from rank 0 to the other ranks before rank 0 runs it, so that every rank runs it on its
-shards, in the same order. Each session's model comes from ``--model`` on every rank; rank 0's
-initial values are sent to the others, and a model that is not sharded yet is sharded with
-``fully_shard`` over all ranks (shard it in your model function for FSDP units of your own).
-``--state-dir`` saves the whole state (gathered to rank 0) after each step, the file a
-single-process server writes, so that a server restarts with any number of processes.
+(gloo on CPU, NCCL on GPUs: ``--device cpu|cuda``, by default CUDA where there is a GPU) and
+rank 0 serves HTTP with the server as it is, over sessions of a class that sends the other ranks
+whatever changes tensors, before running it: making a session, running a step (from a request,
+or from the journal after a restart), taking a step back, reading or loading the tensors. Every
+rank runs it on its shards, in the same order; what is answered and recorded (operations,
+idempotency keys, the journal) is rank 0's alone. Each session's model comes from ``--model`` on
+every rank; rank 0's initial values are sent to the others, and a model that is not sharded yet
+is sharded with ``fully_shard`` over all ranks (shard it in your model function for FSDP units
+of your own). ``--state-dir`` keeps rank 0's journal and snapshots of the whole tensors
+(gathered to rank 0): what a single-process server keeps, so that a server restarts with any
+number of processes.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import sys
 import threading
 import traceback
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
@@ -45,9 +49,9 @@ import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
-from .._exceptions import ConfigurationError, IdempotencyKeyReusedError
+from .._exceptions import ConfigurationError
 from .._model import Model
-from ._session import LocalSession
+from ._session import LocalSession, StepRecord
 from ._sharded import is_sharded
 
 if TYPE_CHECKING:
@@ -199,9 +203,9 @@ def demo_model(seed: int) -> tuple[nn.Module, Callable[[], Tensor]]:
 
 class _Ranks:
     """What the ranks of a server share: the device mesh, the channel on which rank 0 sends
-    each request to the others (a gloo group of its own, which waits as long as a server may
-    be idle), and the one lock under which rank 0 sends and runs a request, so that every rank
-    runs the requests of all sessions in one order."""
+    what the other ranks must run (a gloo group of its own, which waits as long as a server may
+    be idle), and the lock under which rank 0 sends a message and runs its own part of it, so
+    that every rank runs them in one order."""
 
     def __init__(self, mesh: DeviceMesh, factory: Callable[[int], Any], seed: int) -> None:
         self.mesh = mesh
@@ -209,21 +213,25 @@ class _Ranks:
         self.channel = dist.new_group(backend="gloo", timeout=timedelta(days=365))
         self.lock = threading.RLock()
         self.sessions = 0
+        self.dropped: list[int] = []
+        """Rank 0's sessions that are gone (collected), for the others to drop with the next
+        message."""
 
     def send(self, kind: str, index: int, payload: Any = None) -> None:
+        dropped, self.dropped[:] = list(self.dropped), []
         buffer = io.BytesIO()
-        torch.save((kind, index, payload), buffer)
+        torch.save((kind, index, payload, dropped), buffer)
         data = torch.frombuffer(bytearray(buffer.getvalue()), dtype=torch.uint8)
         dist.broadcast(torch.tensor([data.numel()]), src=0, group=self.channel)
         dist.broadcast(data, src=0, group=self.channel)
 
-    def receive(self) -> tuple[str, int, Any]:
+    def receive(self) -> tuple[str, int, Any, list[int]]:
         size = torch.zeros(1, dtype=torch.int64)
         dist.broadcast(size, src=0, group=self.channel)
         data = torch.empty(int(size.item()), dtype=torch.uint8)
         dist.broadcast(data, src=0, group=self.channel)
-        kind, index, payload = torch.load(io.BytesIO(bytes(data.untyped_storage())))
-        return kind, index, payload
+        kind, index, payload, dropped = torch.load(io.BytesIO(bytes(data.untyped_storage())))
+        return kind, index, payload, dropped
 
     def prepare(self, model: nn.Module) -> None:
         """Give a model rank 0's values and shard it over the mesh, unless it is sharded."""
@@ -239,7 +247,12 @@ class _Ranks:
 
 
 class _Leader(LocalSession):
-    """Rank 0's sessions: each request that reaches one is sent to the other ranks first."""
+    """Rank 0's sessions. What a step computes runs on every rank; what it answers and records
+    (operations, idempotency keys, the server's journal) is rank 0's alone. So rank 0 sends the
+    other ranks what changes tensors, before it runs it: making the session, running a step
+    (``_run``, from a request or from a journal's record), taking a step back (its record could
+    not be written), and reading or loading the tensors (a snapshot, whole on rank 0). Each is
+    sent in the session's turn, where rank 0 runs it, and under the ranks' lock."""
 
     ranks: ClassVar[_Ranks]
 
@@ -248,9 +261,21 @@ class _Leader(LocalSession):
             self._index = self.ranks.sessions
             self.ranks.sessions += 1
             self.ranks.send("make", self._index, {"optimizer": optimizer, **options})
+            weakref.finalize(self, self.ranks.dropped.append, self._index)
             if isinstance(params, nn.Module):
                 self.ranks.prepare(params)
             super().__init__(params, optimizer, **options)
+
+    def _run(
+        self,
+        body: Model | Mapping[str, Any],
+        gradients: Callable[[], object] | None,
+        **options: Any,
+    ) -> Any:
+        with self.ranks.lock:
+            wire = body.to_dict() if isinstance(body, Model) else dict(body)
+            self.ranks.send("run", self._index, (wire, gradients is not None))
+            return super()._run(body, gradients, **options)
 
     def optim_step(
         self,
@@ -258,22 +283,33 @@ class _Leader(LocalSession):
         *,
         idempotency_key: str | None = None,
         gradients: Callable[[], object] | None = None,
+        commit: Callable[[StepRecord], None] | None = None,
     ) -> Any:
-        with self.ranks.lock:
-            wire = body.to_dict() if isinstance(body, Model) else dict(body)
-            self.ranks.send("step", self._index, (wire, idempotency_key, gradients is not None))
-            return super().optim_step(body, idempotency_key=idempotency_key, gradients=gradients)
+        if commit is not None:
+            recorded = commit
 
-    def state_dict(self) -> dict[str, Any]:
+            def commit(record: StepRecord) -> None:
+                try:
+                    recorded(record)
+                except BaseException:  # rank 0 takes the step back: so do the others
+                    with self.ranks.lock:
+                        self.ranks.send("undo", self._index)
+                    raise
+
+        return super().optim_step(
+            body, idempotency_key=idempotency_key, gradients=gradients, commit=commit
+        )
+
+    def _tensor_state(self) -> dict[str, Any]:
         with self.ranks.lock:
-            self.ranks.send("state", self._index)
-            whole: dict[str, Any] = _whole(super().state_dict())
+            self.ranks.send("tensors", self._index)
+            whole: dict[str, Any] = _whole(super()._tensor_state())
             return whole
 
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+    def _load_tensor_state(self, state: Mapping[str, Any]) -> None:
         with self.ranks.lock:
             self.ranks.send("load", self._index, dict(state))
-            super().load_state_dict(state)
+            super()._load_tensor_state(state)
 
 
 def _whole(state: Any) -> Any:
@@ -289,39 +325,39 @@ def _whole(state: Any) -> Any:
 def _follow(ranks: _Ranks, session_class: type[LocalSession]) -> None:
     """A rank but 0: run what rank 0 sends, until it says stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # rank 0 stops the others
-    sessions: list[LocalSession | None] = []
-    losses: list[Callable[[], Tensor] | None] = []
+    sessions: dict[int, tuple[LocalSession, Callable[[], Tensor]]] = {}
+    undo: dict[int, list[Callable[[], None]]] = {}
     while True:
-        kind, index, payload = ranks.receive()
+        kind, index, payload, dropped = ranks.receive()
+        for gone in dropped:
+            sessions.pop(gone, None)
+            undo.pop(gone, None)
         try:
             if kind == "stop":
                 return
             if kind == "make":
-                sessions.append(None)
-                losses.append(None)
                 model, loss = ranks.factory(ranks.seed)
                 ranks.prepare(model)
-                sessions[index] = session_class(model, **payload)
-                losses[index] = loss
+                sessions[index] = (session_class(model, **payload), loss)
                 continue
-            session = sessions[index]
-            if session is None:
+            if index not in sessions:
                 continue  # making it failed, on rank 0 too
-            if kind == "step":
-                wire, key, with_gradients = payload
-                loss = losses[index]
-                assert loss is not None
-                session.optim_step(
+            session, loss = sessions[index]
+            if kind == "run":
+                wire, with_gradients = payload
+                undo[index] = []
+                session._run(
                     wire,
-                    idempotency_key=key,
-                    gradients=(lambda: torch.autograd.backward(loss())) if with_gradients else None,
+                    (lambda: torch.autograd.backward(loss())) if with_gradients else None,
+                    undo=undo[index],
                 )
-            elif kind == "state":
-                _whole(session.state_dict())
+            elif kind == "undo":
+                for step_back in undo.pop(index, []):
+                    step_back()
+            elif kind == "tensors":
+                _whole(session._tensor_state())
             elif kind == "load":
-                session.load_state_dict(payload)
-        except IdempotencyKeyReusedError:  # rank 0 answers it with 422
-            pass
+                session._load_tensor_state(payload)
         except Exception:  # rank 0 meets the same exception and answers for it
             traceback.print_exc()
 
