@@ -362,6 +362,59 @@ def served(rank: int, port: int, http_port: int, folder: Path) -> dict[str, Any]
     return {"exit": code, "seconds": time.perf_counter() - started}
 
 
+def taken_back(rank: int, port: int) -> dict[str, Any]:
+    """Rank 0's sessions under torchrun (the class the server runs them with), without HTTP: a
+    step whose record cannot be written is taken back on both ranks, and the session steps on
+    as one process would."""
+    from together_rl_runtime.reference import distributed
+
+    os.environ.update(MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(WORLD))
+    found: dict[str, Any] = {}
+
+    def scenario(argv: list[str], *, session_class: Any, prog: str) -> int:
+        model, loss = distributed.demo_model(0)
+        session = session_class(model, "muon", rollback=True)
+
+        def gradients() -> None:
+            torch.autograd.backward(loss())
+
+        def written(record: Any) -> None:
+            pass
+
+        def full(record: Any) -> None:
+            raise OSError("no space left on the device")
+
+        session.optim_step({}, gradients=gradients, commit=written)
+        before = session.state_dict()  # gathered whole from both ranks
+        try:
+            session.optim_step({}, gradients=gradients, commit=full)
+        except OSError:
+            found["raised"] = True
+        after = session.state_dict()
+        found["unchanged"] = after["step"] == before["step"] == 1 and all(
+            torch.equal(after["parameters"][n], t) for n, t in before["parameters"].items()
+        )
+        session.optim_step({}, gradients=gradients, commit=written)
+        whole_model, whole_loss = distributed.demo_model(0)
+        whole = reference(NEWEST).LocalSession(whole_model, "muon", rollback=True)
+        for _ in range(2):
+            whole.optim_step({}, gradients=lambda: torch.autograd.backward(whole_loss()))
+        ours, theirs = session.state_dict(), whole.state_dict()
+        found["continues"] = ours["step"] == theirs["step"] == 2 and all(
+            torch.allclose(ours["parameters"][n], t, atol=1e-7)
+            for n, t in theirs["parameters"].items()
+        )
+        return 0
+
+    code = distributed.serve_ranks(
+        ["--device", "cpu"],
+        session_class=reference(NEWEST).LocalSession,
+        prog="test",
+        serve=scenario,
+    )
+    return {"exit": code, **found}
+
+
 def ranks_main(rank: int, ports: list[int], folder: Path, saved: dict[str, Any], out: Any) -> None:
     """One rank: every check, its findings (or its traceback) put on ``out``."""
     found: dict[str, Any] = {}
@@ -385,6 +438,7 @@ def ranks_main(rank: int, ports: list[int], folder: Path, saved: dict[str, Any],
         found["server"] = served(rank, ports[1], ports[2], folder / "served")
         out.put((rank, "served", None))
         found["restarted"] = served(rank, ports[3], ports[2], folder / "served")
+        found["taken back"] = taken_back(rank, ports[4])
         out.put((rank, "found", json.dumps(found)))
     except BaseException:
         out.put((rank, "failed", traceback.format_exc()))
@@ -467,7 +521,7 @@ def ranks(tmp_path_factory):
     started = time.perf_counter()
     context = multiprocessing.get_context("fork")
     out = context.SimpleQueue()
-    ports = free_ports(4)
+    ports = free_ports(5)
     processes = [
         context.Process(target=ranks_main, args=(rank, ports, folder, saved, out), daemon=True)
         for rank in range(WORLD)
@@ -638,6 +692,16 @@ def test_the_server_under_torchrun_serves_from_rank_0_and_steps_on_both(ranks):
     for name, value in session.state_dict()["parameters"].items():
         assert not is_sharded(state["parameters"][name])
         assert torch.allclose(state["parameters"][name], value, atol=1e-7)
+
+
+def test_a_step_rank_0_cannot_record_is_taken_back_on_every_rank(ranks):
+    assert ranks["ranks"][0]["taken back"] == {
+        "exit": 0,
+        "raised": True,
+        "unchanged": True,
+        "continues": True,
+    }
+    assert ranks["ranks"][1]["taken back"] == {"exit": 0}
 
 
 def test_the_ranks_take_seconds(ranks):
