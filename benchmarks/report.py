@@ -139,6 +139,8 @@ def write(results: dict[str, Any], markdown: Path, plot: Path) -> None:
         body += _reference(results[key], summary)
     if "server" in results:
         body += _server(results["server"], summary)
+    if "sharded" in results:
+        body += _sharded(results["sharded"], summary)
     if not any(k.startswith("reference_cuda") for k in results):
         body += [
             "GPU: none was available to this run, so the reference optimizer was measured on the",
@@ -676,6 +678,92 @@ def _server(s: dict[str, Any], summary: list[str]) -> list[str]:
         "- Reference server, kept-alive POST latency, ours / before: without a state folder "
         f"{_r(lat['ratios']['ours / before, no state dir'])}; with one "
         f"{_r(lat['ratios']['ours / before, state dir'])}."
+    )
+    return out + [""]
+
+
+def _sharded(r: dict[str, Any], summary: list[str]) -> list[str]:
+    """The reference on sharded parameters (``benchmarks/sharded_bench.py``)."""
+    device = r["device"].upper()
+    out = [
+        f"## Reference optimizer on sharded parameters, {r['world']} {r['backend']} ranks on "
+        f"{device}",
+        "",
+        f"torch {r['torch']}, {r['threads_per_rank']} thread per process. DTensor parameters "
+        "placed as FSDP2 places",
+        "them (rows, `Shard(0)`, on a one-dimensional mesh) against the same parameters whole in",
+        "one process, clipping included (max norm 1.0). The sharded step's wall time is the",
+        "slower rank's, from a barrier; its CPU time both ranks' together (gloo's threads",
+        "included). Bytes per parameter: the step's time in units of the floor's, `28 * t /",
+        "t_floor`, measured in the same rounds over what each process holds (the floor of an fp32",
+        "Adam step reads parameter, gradient and both moments and writes three: 28 bytes). Muon's",
+        "traffic is counted from the shards' shapes (bfloat16, 2 bytes an element). These are CPU",
+        "figures: two processes on a machine of two cores shared with other work, so the sharded",
+        "step's two halves seldom run at once; no GPU was measured.",
+        "",
+        "| shape set | optimizer | parameters (per rank) | whole, per step | sharded, per step | "
+        "sharded / whole | slower rank's CPU / whole's CPU |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in r["rows"]:
+        ratios = row["ratios"]
+        per_rank = " + ".join(f"{n:,}" for n in row["parameters_per_rank"])
+        rank_cpu = row.get("rank_cpu", {}).get("sharded")
+        out.append(
+            f"| `{row['shapes']}` | {row['optimizer']} | {row['parameters']:,} ({per_rank}) | "
+            f"{_t(row['times'].get('whole'))} | {_t(row['times'].get('sharded'))} | "
+            f"{_r(ratios.get('sharded / whole'))} | "
+            + ("–" if rank_cpu is None else f"{_x(rank_cpu['median'])} (min {_x(rank_cpu['min'])})")
+            + " |"
+        )
+    adam = [row for row in r["rows"] if row["optimizer"] == "adam"]
+    if adam:
+        out += [
+            "",
+            "### Adam: bytes moved per parameter per step (floor 28)",
+            "",
+            "| shape set | whole: median (from minimums) | sharded, per rank's parameter |",
+            "|---|---|---|",
+        ]
+        for row in adam:
+            b = row["bytes_per_parameter"]
+            out.append(
+                f"| `{row['shapes']}` | {b['whole']['median']:.1f} ({b['whole']['min']:.1f}) | "
+                f"{b['sharded']['median']:.1f} ({b['sharded']['min']:.1f}) |"
+            )
+    muon = [row for row in r["rows"] if row["optimizer"] == "muon"]
+    if muon:
+        out += [
+            "",
+            "### Muon: orthogonalised by owners against all-gathered, and what crosses the network",
+            "",
+            "| shape set | sharded (owners) / all-gather | all-gather / whole | bytes per step: "
+            "owners, all-gather | per Muon element | per model parameter |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in muon:
+            t = row["traffic"]
+            out.append(
+                f"| `{row['shapes']}` | {_r(row['ratios'].get('sharded / sharded all-gather'))} | "
+                f"{_r(row['ratios'].get('sharded all-gather / whole'))} | "
+                f"{t['owners_bytes']:,}, {t['all_gather_bytes']:,} | "
+                f"{t['owners_bytes_per_muon_element']:.2f}, "
+                f"{t['all_gather_bytes_per_muon_element']:.2f} | "
+                f"{t['owners_bytes_per_parameter']:.2f}, "
+                f"{t['all_gather_bytes_per_parameter']:.2f} |"
+            )
+
+    def medians(x: dict[str, Any] | None) -> str:
+        return "failed" if x is None else f"{x['wall']['median']:.2f}x/{x['cpu']['median']:.2f}x"
+
+    summary.append(
+        f"- Sharded reference step ({r['world']} {r['backend']} ranks, {device}; wall/CPU medians, "
+        "sharded / whole at the same total size): "
+        + "; ".join(
+            f"{row['shapes']} {row['optimizer']} {medians(row['ratios'].get('sharded / whole'))}"
+            for row in r["rows"]
+        )
+        + "."
     )
     return out + [""]
 

@@ -1,9 +1,9 @@
 """Run the benchmarks side by side and write benchmarks/RESULTS.md and benchmarks/scaling.png.
 
-    python benchmarks/run.py [generator] [document] [client] [reference] [server] [--quick]
-        [--device cuda]
+    python benchmarks/run.py [generator] [document] [client] [reference] [server] [sharded]
+        [--quick] [--device cuda]
 
-With no part named, all five run. Each part's figures are kept in benchmarks/results.json, so a
+With no part named, all six run. Each part's figures are kept in benchmarks/results.json, so a
 part can be re-run (or run on another machine, such as a GPU one) without losing the others;
 RESULTS.md is written from that file every time.
 """
@@ -25,6 +25,7 @@ import generator_bench  # noqa: E402
 import reference_bench  # noqa: E402
 import report  # noqa: E402
 import server_bench  # noqa: E402
+import sharded_bench  # noqa: E402
 
 RESULTS = HERE / "results.json"
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         "parts",
         nargs="*",
         metavar="PART",
-        help="generator, document, client, reference or server (default: all)",
+        help="generator, document, client, reference, server or sharded (default: all)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="fewer repetitions and sizes (a smoke run)"
@@ -44,8 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         "--device", default="cpu", help="device of the reference part (cpu or cuda)"
     )
     args = parser.parse_args(argv)
-    parts = args.parts or ["generator", "document", "client", "reference", "server"]
-    unknown = set(parts) - {"generator", "document", "client", "reference", "server"}
+    everything = ["generator", "document", "client", "reference", "server", "sharded"]
+    parts = args.parts or everything
+    unknown = set(parts) - set(everything)
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     results = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
@@ -78,6 +80,13 @@ def main(argv: list[str] | None = None) -> int:
             calls=20 if args.quick else 50,
             rounds=3 if args.quick else 15,
             old=1_000 if args.quick else 10_000,
+        )
+    if "sharded" in parts:
+        print("sharded reference on cpu ...", flush=True)
+        results["sharded"] = sharded_bench.run(
+            repeat=3 if args.quick else 10,
+            sets=sharded_bench.QUICK_SETS if args.quick else sharded_bench.SETS,
+            muon_sets=sharded_bench.QUICK_SETS if args.quick else sharded_bench.MUON_SETS,
         )
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     report.write(results, HERE / "RESULTS.md", HERE / "scaling.png")

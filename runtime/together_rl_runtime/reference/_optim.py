@@ -49,13 +49,14 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar, cast
+from typing import Literal, Protocol, TypeVar, cast
 
 import torch
 from torch import Tensor
 
 __all__ = [
     "AdamParamState",
+    "MatrixExchange",
     "MuonParamState",
     "MuonScaling",
     "NS_COEFFICIENTS",
@@ -69,6 +70,7 @@ __all__ = [
     "clip_gradients",
     "fused_adam_supported",
     "ensure_states",
+    "grad_norms",
     "muon_state",
     "muon_step",
     "total_grad_norm",
@@ -127,6 +129,15 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
     """
     if not grads:
         return torch.tensor(0.0, dtype=torch.float32)
+    total: Tensor = torch.linalg.vector_norm(torch.stack(grad_norms(grads)), 2.0)
+    return total
+
+
+@torch.no_grad()
+def grad_norms(grads: list[Tensor]) -> list[Tensor]:
+    """The float32 2-norm of each gradient, as :func:`total_grad_norm` takes them: grouped by
+    device and dtype, one ``torch._foreach_norm`` per group, in the groups' order (not
+    ``grads``' order), each on the first gradient's device."""
     first = grads[0].device
     norms: list[Tensor] = []
     for (device, dtype), [group], _ in _by_device_and_dtype([grads]):
@@ -138,8 +149,7 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
         else:  # a float32 norm would narrow the gradient: computed in its dtype, then rounded
             group_norms = [n.to(torch.float32) for n in torch._foreach_norm(group, 2.0)]
         norms.extend(group_norms if device == first else [n.to(first) for n in group_norms])
-    total: Tensor = torch.linalg.vector_norm(torch.stack(norms), 2.0)
-    return total
+    return norms
 
 
 @torch.no_grad()
@@ -581,6 +591,23 @@ def zeropower_via_newton_schulz(G: Tensor, steps: int) -> Tensor:
     return result
 
 
+class MatrixExchange(Protocol):
+    """How :func:`muon_step` reaches whole matrices when this process holds only a part of each
+    (sharded parameters): the element-wise work of the step stays on the parts, and each matrix
+    is orthogonalised whole, so that the result is the unsharded one."""
+
+    def shape(self, index: int) -> tuple[int, int]:
+        """The whole shape of the step's ``index``-th matrix."""
+        ...
+
+    def orthogonalise(self, parts: list[Tensor], whole: Callable[[Tensor], Tensor]) -> None:
+        """Replace each of ``parts`` (this process's parts of the step's matrices, in order) by
+        its part of ``whole(matrix)``, where ``matrix`` is the whole matrix, in bfloat16, and
+        ``whole`` returns its orthogonalisation (bfloat16; valid until ``whole`` is called with
+        a matrix of that shape again)."""
+        ...
+
+
 def adjusted_lr(lr: float, scaling: MuonScaling, shape: tuple[int, ...]) -> float:
     r"""Muon learning rate for an ``A x B`` matrix (``torch.optim._muon._adjust_lr``).
 
@@ -609,6 +636,7 @@ def muon_step(
     weight_decay: float,
     ns_steps: int,
     scaling: MuonScaling = "original",
+    exchange: MatrixExchange | None = None,
 ) -> None:
     r"""One Nesterov Muon step on 2-D ``params``, in place (``torch.optim.Muon(nesterov=True)``).
 
@@ -631,6 +659,12 @@ def muon_step(
     parameter, as torch's ``p.add_(update)`` computes it.  ``grads`` are overwritten (with the
     Nesterov update :math:`U`, then the widened orthogonalised update; the caller clears them
     after the step), so that no full-size copy of the gradients is made.
+
+    With an ``exchange``, the tensors are this process's parts of sharded matrices: the
+    element-wise work is done on the parts, and the exchange has each matrix orthogonalised
+    whole (gathered in bfloat16, which is what Newton-Schulz rounds it to first) and hands back
+    the parts, so that they are updated exactly as the whole matrices would be; the learning
+    rate is adjusted to the whole shape.
     """
     if not params:
         return
@@ -648,6 +682,20 @@ def muon_step(
     if weight_decay != 0:
         torch._foreach_mul_(params, 1 - lr * weight_decay)
 
+    if exchange is not None:
+        scratches: dict[tuple[int, ...], _NewtonSchulzScratch] = {}
+
+        def whole(G: Tensor) -> Tensor:
+            shape = tuple(G.shape)
+            if shape not in scratches:
+                scratches[shape] = _NewtonSchulzScratch.of(shape, G.device)
+            return _newton_schulz(G, ns_steps, scratches[shape])
+
+        exchange.orthogonalise(updates, whole)  # each part widened (exactly) in place
+        del scratches
+        for i, update in enumerate(updates):
+            params[i].add_(update, alpha=-adjusted_lr(lr, scaling, exchange.shape(i)))
+        return
     by_shape: dict[tuple[int, ...], list[int]] = defaultdict(list)
     for i, u in enumerate(updates):
         by_shape[tuple(u.shape)].append(i)

@@ -38,7 +38,7 @@ from ..settings import (
     Rule,
     Sets,
 )
-from . import _optim
+from . import _optim, _sharded
 from ._definition import ReferenceRevision
 
 __all__ = [
@@ -161,6 +161,8 @@ class LocalSession:
     ) -> None:
         named = params.named_parameters() if isinstance(params, nn.Module) else params
         self._params: dict[str, Tensor] = {name: p for name, p in named if p.requires_grad}
+        self._sharding = _sharded.sharding_of(self._params)
+        """How the parameters are sharded across processes (DTensors); ``None``: whole."""
         if optimizer not in ("adam", "muon"):
             raise ConfigurationError(f"optimizer must be 'adam' or 'muon', got {optimizer!r}")
         if muon_scaling not in ("original", "match_adam"):
@@ -392,7 +394,11 @@ class LocalSession:
                 message = f"computing the step's gradients failed ({type(exc).__name__}: {exc})"
                 return self._failed(operation_id, definition.internal_error, message)
         names = [name for name, p in self._params.items() if p.grad is not None]
-        total_norm = _optim.total_grad_norm([_grad(self._params[name]) for name in names])
+        grads = [_grad(self._params[name]) for name in names]
+        if self._sharding is None:
+            total_norm = _optim.total_grad_norm(grads)
+        else:
+            total_norm = self._sharding.total_grad_norm(names, grads)
         norm = total_norm.item()  # the step's one host synchronisation before the update
         if not math.isfinite(norm):
             if gradients is not None:
@@ -401,7 +407,8 @@ class LocalSession:
             return self._failed(operation_id, definition.non_finite, message)
         saved = self._copy_state() if self._rollback else None
         try:
-            self._apply(names, settings, total_norm)
+            with _sharded.together(self._sharding):  # sharded: fails on every process, or none
+                self._apply(names, settings, total_norm)
         except Exception as exc:
             problem = f"{type(exc).__name__}: {exc}"
             if saved is None:
@@ -482,7 +489,8 @@ class LocalSession:
 
     def state_dict(self) -> dict[str, Any]:
         """Parameters, optimizer state, step counter, operations and idempotency keys, to continue
-        bit-for-bit after loading."""
+        bit-for-bit after loading (over sharded parameters, the tensors are DTensors placed like
+        their parameters)."""
         with self._turn():
             state = self._tensor_state()
             state["operations"] = {key: op.to_dict() for key, op in self._operations.items()}
@@ -492,7 +500,7 @@ class LocalSession:
     def _tensor_state(self) -> dict[str, Any]:
         """:meth:`state_dict` without the operations and keys (the caller holds the turn): what a
         snapshot holds, whose size does not grow with the number of steps."""
-        return {
+        state = {
             "optimizer": self.optimizer,
             "step": self._step,
             "parameters": {name: p.detach().clone() for name, p in self._params.items()},
@@ -502,9 +510,11 @@ class LocalSession:
                 for name, s in self._muon_state.items()
             },
         }
+        return state if self._sharding is None else self._sharding.saved(state)
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restore what :meth:`state_dict` saved into this session's parameters and state."""
+        """Restore what :meth:`state_dict` saved into this session's parameters and state (over
+        sharded parameters, from DTensors placed like them or from whole tensors)."""
         with self._turn():
             self._load_tensor_state(state)
             self._operations = {
@@ -517,6 +527,8 @@ class LocalSession:
 
     def _load_tensor_state(self, state: Mapping[str, Any]) -> None:
         """Restore what :meth:`_tensor_state` gave (the caller holds the turn)."""
+        if self._sharding is not None:
+            state = self._sharding.loaded(state)
         if state["optimizer"] != self.optimizer:
             raise ConfigurationError(
                 f"the state is of a {state['optimizer']} session, this is a {self.optimizer} one"
@@ -579,15 +591,18 @@ class LocalSession:
             clip_coef = None
         muon_names = [name for name in names if name in self._muon_names]
         adam_names = [name for name in names if name not in self._muon_names]
+        part = self._part
         if muon_names:
-            muon_grads = [_grad(self._params[n]) for n in muon_names]
+            muon_grads = [part(_grad(self._params[n])) for n in muon_names]
             if clip_coef is not None:
                 torch._foreach_mul_(muon_grads, clip_coef.to(muon_grads[0].device))
             states = _optim.ensure_states(
-                self._muon_state, [(n, self._params[n]) for n in muon_names], _optim.muon_state
+                self._muon_state,
+                [(n, part(self._params[n])) for n in muon_names],
+                _optim.muon_state,
             )
             _optim.muon_step(
-                [self._params[n] for n in muon_names],
+                [part(self._params[n]) for n in muon_names],
                 muon_grads,
                 [s.momentum_buffer for s in states],
                 lr=settings.muon["learning_rate"],
@@ -595,13 +610,20 @@ class LocalSession:
                 weight_decay=settings.muon["weight_decay"],
                 ns_steps=int(settings.muon["newton_schulz_steps"]),
                 scaling=self.muon_scaling,
+                exchange=(
+                    None
+                    if self._sharding is None
+                    else self._sharding.exchange([self._params[n] for n in muon_names])
+                ),
             )
         if adam_names:
             _optim.adam_update(
-                [self._params[n] for n in adam_names],
-                [_grad(self._params[n]) for n in adam_names],
+                [part(self._params[n]) for n in adam_names],
+                [part(_grad(self._params[n])) for n in adam_names],
                 _optim.ensure_states(
-                    self._adam_state, [(n, self._params[n]) for n in adam_names], _optim.adam_state
+                    self._adam_state,
+                    [(n, part(self._params[n])) for n in adam_names],
+                    _optim.adam_state,
                 ),
                 lr=settings.adam["learning_rate"],
                 beta1=settings.adam["beta1"],
@@ -611,6 +633,10 @@ class LocalSession:
                 clip_coef=clip_coef,
                 amsgrad=bool(settings.adam["amsgrad"]),
             )
+
+    def _part(self, tensor: Tensor) -> Tensor:
+        """The part of ``tensor`` this process updates: all of it, or its local shard."""
+        return tensor if self._sharding is None else self._sharding.local(tensor)
 
     # -- bookkeeping --------------------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from torch import Tensor, nn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .._model import UNSET
+from . import distributed
 from ._routes import Router, error
 from ._session import LocalSession
 from ._store import SessionStore
@@ -476,6 +477,8 @@ def main(
 ) -> int:
     """Serve sessions of ``session_class`` (a revision's ``LocalSession``) as the command line
     ``argv`` says."""
+    if distributed.launched_by_torchrun():  # one of N ranks: rank 0 serves, the others follow
+        return distributed.serve_ranks(argv, session_class=session_class, prog=prog, serve=main)
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
