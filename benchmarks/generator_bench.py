@@ -16,7 +16,17 @@ from types import ModuleType
 from typing import Any
 
 from synthetic import shared_graph_paths, shared_graph_spec, synthetic_spec
-from timing import Sample, ratio, rounds, run_call, run_commands, summary, times
+from timing import (
+    Failed,
+    Sample,
+    _children_cpu,
+    ratio,
+    rounds,
+    run_call,
+    run_commands,
+    summary,
+    times,
+)
 
 from generator.diff import DiffStats, diff_documents
 from generator.loader import load_yaml
@@ -136,6 +146,56 @@ def pipeline(repeat: int) -> dict[str, Any]:
             }
             for peer in ("openapi-python-client", "datamodel-code-generator")
         },
+    }
+
+
+def after_add_revision(repeat: int) -> dict[str, Any]:
+    """What ``generate`` costs after ``add-revision``: in a copy of the project with a made-up next
+    revision appended (``tests/nextrevision.py``: a required header, new fields, a new status, a
+    declared default), ``generate`` of everything against ``generate --revision NEW`` of the new
+    revision alone, both with the cache a user has by then (the copy generated once before)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import nextrevision
+
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        cache = out / "cache"
+        saved = os.environ.get("TOGETHER_RL_CODEGEN_CACHE")
+        os.environ["TOGETHER_RL_CODEGEN_CACHE"] = str(cache)
+        try:
+            project = nextrevision.copy_project(out / "project")
+            new, _ = nextrevision.append(project)  # add-revision, then generate
+        finally:
+            if saved is None:
+                del os.environ["TOGETHER_RL_CODEGEN_CACHE"]
+            else:
+                os.environ["TOGETHER_RL_CODEGEN_CACHE"] = saved
+        env = {**os.environ, "TOGETHER_RL_CODEGEN_CACHE": str(cache)}
+
+        def generate(*extra: str) -> Callable[[], Sample]:
+            command = [sys.executable, "-m", "generator", "generate", *extra]
+
+            def run() -> Sample:
+                wall, cpu = time.perf_counter(), _children_cpu()
+                result = subprocess.run(command, cwd=project, capture_output=True, env=env)
+                if result.returncode:
+                    raise Failed(result.stderr.decode()[-200:])
+                return {"wall": time.perf_counter() - wall, "cpu": _children_cpu() - cpu}
+
+            return run
+
+        revisions = len(load_index(project / "spec"))
+        contenders = {
+            f"generate, all {revisions} revisions": generate(),
+            "generate --revision NEW": generate("--revision", new),
+        }
+        result = rounds(contenders, repeat)
+    names = list(contenders)
+    return {
+        "revisions": revisions,
+        "rounds": repeat,
+        "times": {name: times(result, name) for name in contenders},
+        "ratio": ratio(result, names[0], names[1]),
     }
 
 
@@ -329,6 +389,7 @@ def run(repeat: int = 10, quick: bool = False) -> dict[str, Any]:
     started = time.perf_counter()
     result = {
         "pipeline": pipeline(repeat),
+        "after_add_revision": after_add_revision(repeat),
         "corpus": corpus(repeat),
         "shared_graph": shared_graph(
             max(3, repeat // 2), layers=(4, 8, 12, 24) if quick else LAYERS
