@@ -218,7 +218,7 @@ def append(project: Path) -> tuple[str, list[subprocess.CompletedProcess[str]]]:
         print(f"next revision: {line}")
     text = yaml.safe_dump(raw, sort_keys=False, allow_unicode=True)
     revision_id = hashlib.sha256(text.encode()).hexdigest()[:12]
-    published = project.parent / f"published-{revision_id}.yaml"
+    published = project.resolve().parent / f"published-{revision_id}.yaml"
     published.write_text(text, encoding="utf-8")
     dates = [r.date for r in index if r.date]
     date = (max(dates) + datetime.timedelta(days=1)) if dates else datetime.date(2026, 1, 1)
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--into", type=Path, help="a folder for the copy (default: a new one)")
     parser.add_argument("pytest_args", nargs="*", help="arguments for pytest, after --")
     args = parser.parse_args(argv)
-    base = Path(tempfile.mkdtemp(dir=args.into, prefix="next-revision-"))
+    base = Path(tempfile.mkdtemp(dir=args.into, prefix="next-revision-")).resolve()
     project = copy_project(base / "project")
     revision_id, _ = append(project)
     print(f"next revision: appended {revision_id}; running the test suite in {project}")
