@@ -57,21 +57,25 @@ def read_tree(root: Path) -> dict[str, bytes]:
 
 
 def ignored_paths(root: Path, paths: Sequence[str]) -> set[str]:
-    """Those of ``paths`` (relative to ``root``) that git ignores; outside a git work tree, those
-    matching the patterns the project's .gitignore has for build outputs and caches."""
+    """Those of ``paths`` (relative to ``root``) that git ignores; outside a git work tree, or
+    where git ignores ``root`` itself (a copy under an ignored build folder, where git's rules say
+    nothing about which of its files are outputs), those matching the patterns the project's
+    .gitignore has for build outputs and caches."""
     if not paths:
         return set()
     try:
         result = subprocess.run(
             ["git", "check-ignore", "-z", "--stdin"],
             cwd=root,
-            input="\0".join(paths).encode(),
+            input="\0".join([".", *paths]).encode(),
             capture_output=True,
         )
     except OSError:  # no git on this machine
         result = None
     if result is not None and result.returncode in (0, 1):  # 1: nothing is ignored
-        return {p for p in result.stdout.decode().split("\0") if p}
+        ignored = {p for p in result.stdout.decode().split("\0") if p}
+        if "." not in ignored:
+            return ignored
     return {path for path in paths if _ignored_by_default(path)}
 
 

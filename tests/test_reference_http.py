@@ -20,7 +20,11 @@ from serving import ForkServer
 pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 
 PATH = facts.path(NEWEST, "framing")
-HEADERS = "".join(f"{k}: {v}\r\n" for k, v in facts.required_headers(NEWEST).items())
+
+
+def required_headers() -> str:
+    """The lines of the headers the served operation requires (a new idempotency key each call)."""
+    return "".join(f"{k}: {v}\r\n" for k, v in facts.required_headers(NEWEST).items())
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +57,7 @@ def answer(raw: bytes) -> tuple[int, dict[str, str], dict]:
 
 
 def post(head: str, body: bytes = b"") -> bytes:
-    return f"POST {PATH} HTTP/1.1\r\nHost: x\r\n{HEADERS}{head}\r\n".encode() + body
+    return f"POST {PATH} HTTP/1.1\r\nHost: x\r\n{required_headers()}{head}\r\n".encode() + body
 
 
 CHUNKS = b"".join(b"10000\r\n" + b"a" * 65536 + b"\r\n" for _ in range(20))

@@ -230,9 +230,8 @@ def test_without_a_state_dir_sessions_beyond_the_limit_are_refused(forks):
         for sid in ("a", "b"):
             assert server.request("POST", path(sid), {})[0] == 200
         connection = server.connection()
-        connection.request(
-            "POST", path("c"), body=b"{}", headers={"Content-Type": "application/json"}
-        )
+        headers = {"Content-Type": "application/json", **facts.required_headers(NEWEST)}
+        connection.request("POST", path("c"), body=b"{}", headers=headers)
         response = connection.getresponse()
         problem = json.loads(response.read())
         assert response.status == 429 and response.getheader("x-should-retry") == "false"

@@ -133,3 +133,19 @@ def test_check_ignores_what_git_ignores(copy_of_generated, capsys):
     (package_dir / "notes.txt").write_text("not ignored")
     assert check(copy_of_generated) == 1
     assert f"extra: {copy_of_generated}/{package_dir.name}/notes.txt" in capsys.readouterr().out
+
+
+def test_a_folder_that_an_enclosing_repository_ignores_is_read_whole(copy_of_generated, capsys):
+    # A copy of the project under a build folder of another checkout (as nox puts one): git
+    # ignores every path there, which says nothing about which files the generator wrote.
+    root = copy_of_generated.parent
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".gitignore").write_text(f"{copy_of_generated.name}/\n")
+    assert check(copy_of_generated) == 0, capsys.readouterr().out
+    package_dir = next(copy_of_generated.iterdir())
+    (package_dir / "together_rl" / "__pycache__").mkdir(exist_ok=True)
+    (package_dir / "together_rl" / "__pycache__" / "models.cpython-311.pyc").write_text("built")
+    assert check(copy_of_generated) == 0, capsys.readouterr().out
+    (package_dir / "notes.txt").write_text("not generated")
+    assert check(copy_of_generated) == 1
+    assert f"extra: {copy_of_generated}/{package_dir.name}/notes.txt" in capsys.readouterr().out
