@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
 from conftest import SPEC_DIR
+from packages import REVISIONS
 
 from generator import ir
 from generator.examples import sample
@@ -185,3 +187,7 @@ refused_group = PROJECT.refused_group
 status_values = PROJECT.status_values
 statuses = PROJECT.statuses
 revisions_with = PROJECT.revisions_with
+
+EACH_REVISION = [pytest.param(r, marks=() if r == NEWEST else pytest.mark.slow) for r in REVISIONS]
+"""Every generated revision, for a test of what one runtime does behind every package: the newest
+alone in the inner loop (``pytest -m "not slow"``), every one in the full suite."""

@@ -8,19 +8,12 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-import pytest
-from conftest import ROOT, SPEC_DIR
-
-from generator.revisions import load_index
+from conftest import ROOT
 
 GENERATED = ROOT / "generated"
 REVISIONS = sorted(p.name for p in GENERATED.iterdir() if (p / "together_rl").is_dir())
-EACH_REVISION = [
-    pytest.param(r, marks=() if r == load_index(SPEC_DIR)[-1].id else pytest.mark.slow)
-    for r in REVISIONS
-]
-"""Every revision, for a test of what one runtime does behind every package: the newest alone in
-the inner loop (``pytest -m "not slow"``), every one in the full suite."""
+"""Every generated revision. This module needs only the runtime (``nox -s pythons`` imports it on
+every supported Python, without the generator)."""
 
 
 def load(revision_id: str, root: Path = GENERATED) -> ModuleType:
@@ -46,8 +39,3 @@ def models(revision_id: str) -> ModuleType:
 def reference(revision_id: str) -> ModuleType:
     load(revision_id)
     return importlib.import_module(f"together_rl_{revision_id}.reference")
-
-
-def index_newest() -> str:
-    """The newest revision of ``spec/revisions.yaml``."""
-    return load_index(SPEC_DIR)[-1].id

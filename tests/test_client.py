@@ -11,7 +11,7 @@ import facts
 import pytest
 from conftest import ROOT
 from loopback import LoopbackServer, Reply, free_port
-from packages import EACH_REVISION, REVISIONS, load, models
+from packages import REVISIONS, load, models
 
 from generator.examples import sample
 from generator.pymodel import attribute_name
@@ -395,7 +395,7 @@ def test_a_waiter_given_only_an_id_times_out_with_no_operation(server):
 # -- async ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("revision", EACH_REVISION)
+@pytest.mark.parametrize("revision", facts.EACH_REVISION)
 def test_async_client_sends_and_waits(revision, server):
     pkg = load(revision)
     server.script(

@@ -10,9 +10,9 @@ import facts
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from packages import EACH_REVISION, index_newest, load, models, reference
+from packages import load, models, reference
 
-NEWEST = index_newest()
+NEWEST = facts.NEWEST
 
 json_values = st.recursive(
     st.none()
@@ -31,7 +31,7 @@ json_values = st.recursive(
 )
 
 
-@pytest.mark.parametrize("revision", EACH_REVISION)
+@pytest.mark.parametrize("revision", facts.EACH_REVISION)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=json_values)
 def test_models_raise_only_validation_errors(revision, value):

@@ -9,7 +9,7 @@ import threading
 import facts
 import pytest
 import torch
-from packages import EACH_REVISION, REVISIONS, models, reference
+from packages import REVISIONS, models, reference
 from torch import Tensor, nn
 
 from generator import ir
@@ -144,7 +144,7 @@ ADAM_ULPS = 4
 ADAM_NORM_RELATIVE = 1e-6
 
 
-@pytest.mark.parametrize("revision", EACH_REVISION)
+@pytest.mark.parametrize("revision", facts.EACH_REVISION)
 @pytest.mark.parametrize("clip", [0.2, 0.0, 100.0])
 @pytest.mark.parametrize("variant", ["fused", "default"])
 def test_adam_agrees_with_clip_grad_norm_and_torch_adamw(revision, clip, variant):
@@ -236,7 +236,7 @@ def torch_muon(matrices: list[Tensor], scaling: str) -> torch.optim.Muon:
 # parameter's norm 4.3e-8 after the first step, 1.2e-7 at most (from step 14 on).
 
 
-@pytest.mark.parametrize("revision", EACH_REVISION)
+@pytest.mark.parametrize("revision", facts.EACH_REVISION)
 @pytest.mark.parametrize("scaling", ["original", "match_adam"])
 def test_muon_equals_torch_muon_with_adamw_for_the_rest(revision, scaling):
     """Step by step on the same gradients, clipped: every matrix Muon handles equals
