@@ -135,6 +135,7 @@ def test_check_ignores_what_git_ignores(copy_of_generated, capsys):
     assert f"extra: {copy_of_generated}/{package_dir.name}/notes.txt" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # three checks of every package
 def test_a_folder_that_an_enclosing_repository_ignores_is_read_whole(copy_of_generated, capsys):
     # A copy of the project under a build folder of another checkout (as nox puts one): git
     # ignores every path there, which says nothing about which files the generator wrote.
