@@ -155,3 +155,23 @@ def test_the_validator_reports_what_openapi_spec_validator_reports(version):
     expected = [error.message for error in plain(raw).iter_errors()]
     assert expected  # the document has faults for both to find
     assert [p.message for p in schema_problems(raw, "doc.yaml")] == expected
+
+
+@pytest.mark.parametrize("version", ["3.0.3", "3.1.0"])
+def test_the_schema_check_finds_what_openapi_spec_validator_finds(version):
+    """The OpenAPI schema's validator runs over a registry crawled once (for speed): the same
+    findings as the library's own validator, in the same order."""
+    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+
+    from generator.validate import schema_problems
+
+    raw = {
+        "openapi": version,
+        "info": {"title": "T"},  # no version
+        "paths": {"/a": {"get": {"responses": {"200": {"description": 1}}}}},
+        "components": {"schemas": {"A": {"type": "object", "properties": {"b": {"minimum": "x"}}}}},
+    }
+    stock = OpenAPIV31SpecValidator if version.startswith("3.1") else OpenAPIV30SpecValidator
+    expected = [error.message[:20] for error in stock(raw).iter_errors()]
+    found = schema_problems(raw, "doc.yaml")
+    assert expected and [problem.message[:20] for problem in found] == expected
