@@ -7,7 +7,6 @@ import importlib.metadata
 import json
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path

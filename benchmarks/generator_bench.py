@@ -16,17 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from synthetic import shared_graph_paths, shared_graph_spec, synthetic_spec
-from timing import (
-    Failed,
-    Sample,
-    _children_cpu,
-    ratio,
-    rounds,
-    run_call,
-    run_commands,
-    summary,
-    times,
-)
+from timing import Sample, ratio, rounds, run_call, run_commands, times
 
 from generator.diff import DiffStats, diff_documents
 from generator.loader import load_yaml
@@ -159,30 +149,13 @@ def after_add_revision(repeat: int) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
-        cache = out / "cache"
-        saved = os.environ.get("TOGETHER_RL_CODEGEN_CACHE")
-        os.environ["TOGETHER_RL_CODEGEN_CACHE"] = str(cache)
-        try:
-            project = nextrevision.copy_project(out / "project")
-            new, _ = nextrevision.append(project)  # add-revision, then generate
-        finally:
-            if saved is None:
-                del os.environ["TOGETHER_RL_CODEGEN_CACHE"]
-            else:
-                os.environ["TOGETHER_RL_CODEGEN_CACHE"] = saved
-        env = {**os.environ, "TOGETHER_RL_CODEGEN_CACHE": str(cache)}
+        env = {**os.environ, "TOGETHER_RL_CODEGEN_CACHE": str(out / "cache")}
+        project = nextrevision.copy_project(out / "project")
+        new, _ = nextrevision.append(project, env)  # add-revision, then generate
 
         def generate(*extra: str) -> Callable[[], Sample]:
             command = [sys.executable, "-m", "generator", "generate", *extra]
-
-            def run() -> Sample:
-                wall, cpu = time.perf_counter(), _children_cpu()
-                result = subprocess.run(command, cwd=project, capture_output=True, env=env)
-                if result.returncode:
-                    raise Failed(result.stderr.decode()[-200:])
-                return {"wall": time.perf_counter() - wall, "cpu": _children_cpu() - cpu}
-
-            return run
+            return lambda: run_commands([command], timeout=600, env=env, cwd=project)
 
         revisions = len(load_index(project / "spec"))
         contenders = {

@@ -9,6 +9,7 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 Sample = dict[str, float]  # {"wall": seconds, "cpu": seconds}
@@ -28,15 +29,18 @@ class Failed(Exception):
 
 
 def run_commands(
-    commands: Sequence[Sequence[str]], timeout: float, env: Mapping[str, str] | None = None
+    commands: Sequence[Sequence[str]],
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> Sample:
-    """Run ``commands`` one after another; wall time and the CPU time of the processes (and of
-    the processes they waited for, such as black's workers or ruff)."""
+    """Run ``commands`` one after another (in ``cwd``); wall time and the CPU time of the
+    processes (and of the processes they waited for, such as black's workers or ruff)."""
     wall, cpu = time.perf_counter(), _children_cpu()
     for command in commands:
         try:
             result = subprocess.run(
-                command, capture_output=True, text=True, timeout=timeout, env=env
+                command, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd
             )
         except subprocess.TimeoutExpired:
             raise Failed(f"timed out after {timeout:.0f} s") from None

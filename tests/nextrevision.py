@@ -208,9 +208,12 @@ def copy_project(target: Path) -> Path:
     return target
 
 
-def append(project: Path) -> tuple[str, list[subprocess.CompletedProcess[str]]]:
-    """Append the made-up next revision to ``project`` and generate; its id, and what
-    ``add-revision`` and ``generate`` printed (also printed here)."""
+def append(
+    project: Path, env: dict[str, str] | None = None
+) -> tuple[str, list[subprocess.CompletedProcess[str]]]:
+    """Append the made-up next revision to ``project`` and generate (with ``env``, else this
+    process's environment); its id, and what ``add-revision`` and ``generate`` printed (also
+    printed here)."""
     spec_dir = project / "spec"
     index = load_index(spec_dir)
     raw = yaml.safe_load(index[-1].file.read_text(encoding="utf-8"))
@@ -230,6 +233,7 @@ def append(project: Path) -> tuple[str, list[subprocess.CompletedProcess[str]]]:
         result = subprocess.run(
             [sys.executable, "-m", "generator", *command],
             cwd=project,
+            env=env,
             capture_output=True,
             text=True,
         )
