@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPUS, SHARED
-from loopback import LoopbackServer, Reply
+from loopback import LoopbackServer
 from pycode import assert_tidy
 from typecheck import mypy_strict
+from wire import reply
 
 from generator.build import build_packages
 from generator.examples import sample
@@ -136,21 +137,6 @@ def _arguments(doc, op) -> dict:
     return arguments
 
 
-def _reply(doc, op) -> Reply:
-    """What a server of the document answers the operation with."""
-    success = next((r for r in op.responses if r.status.startswith("2")), None)
-    if success is None or not success.content_types:
-        return Reply(200, "")
-    if success.schema is not None and success.content_type and is_json(success.content_type):
-        return Reply(200, sample(doc, success.schema, full=True))
-    kind = success.content_types[0].split(";")[0]
-    if kind == "text/event-stream":
-        return Reply(200, "data: {}\n\n", headers={"Content-Type": kind})
-    return Reply(
-        200, b"\x00\x01" if not kind.startswith("text/") else "text", headers={"Content-Type": kind}
-    )
-
-
 def test_an_operation_of_every_tag_runs_against_a_server(corpus_package, corpus):
     out, _ = corpus_package
     package = load_package(out, PACKAGE, "corpus_client")
@@ -162,7 +148,7 @@ def test_an_operation_of_every_tag_runs_against_a_server(corpus_package, corpus)
     with LoopbackServer() as server:
         client = package.Client(api_key="k", base_url=server.url, max_retries=0)
         for tag, op in sorted(chosen.items()):
-            server.script(_reply(corpus, op))
+            server.script(reply(corpus, op))
             path_arguments = ["x-1" for p in op.parameters if p.location == "path"]
             result = getattr(client, operation_name(op))(*path_arguments, **_arguments(corpus, op))
             seen = server.seen[-1]
