@@ -152,7 +152,8 @@ class _SeenIds(list[int]):
 
 
 def _linear(validator: type[SpecValidator]) -> type[SpecValidator]:
-    """``validator`` with its schema validator keeping the ids it has seen in :class:`_SeenIds`:
+    """``validator`` with its schema validator keeping the ids it has seen in :class:`_SeenIds`,
+    and the OpenAPI schema's validator resolving in a registry crawled once (:func:`_crawled`):
     the same checks, in time linear in the document."""
     schema_validator = validator.keyword_validators["schema"]
 
