@@ -6,7 +6,11 @@ matrices, and hundreds of small tensors.
 Time: every contender has its own parameters and gets the same gradients before each step; the
 contenders step in turn, round after round (the order rotating each round), so that background
 load hits all alike, and each figure is a ratio of the rounds' paired times, wall and CPU
-(``time.process_time``: all of the process's threads). Beside Adam runs a bandwidth floor: the
+(``time.process_time``: all of the process's threads). A sample is as many steps as last about
+:data:`SAMPLE_SECONDS` (at least one), their gradients copied beforehand: Linux adds a running
+thread's CPU time to the process's clock only at a scheduler tick or when it stops, so the CPU
+time of one short step (the intra-op threads' share of it) is off by up to a tick, as much as
+the step itself takes on the small sets. Beside Adam runs a bandwidth floor: the
 passes that any Adam step with clipping must make over memory (read the gradients for the norm,
 read them again, read and write parameters and both moments), done with the cheapest multi-tensor
 ops that move those bytes.
@@ -19,6 +23,7 @@ for the rows with the first weight decay (it changes no allocation).
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -36,6 +41,10 @@ PACKAGE = HERE.parent / "generated" / "f4885bc38424"
 CLIP = 1.0
 ADAM = {"learning_rate": 1e-3, "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0.1}
 MUON = {"learning_rate": 0.02, "momentum": 0.95, "newton_schulz_steps": 5, "weight_decay": 0.1}
+#: a sample runs enough steps to take about this long (the smallest sets' steps take a few ms)
+SAMPLE_SECONDS = 0.1
+#: the gradients copied for one sample take at most this much memory (so at least one step)
+SAMPLE_BYTES = 1 << 29
 #: Adam runs every shape set with each of these weight decays; Muon (whose weight decay is one
 #: multiplication per parameter) and the memory probes with the first
 WEIGHT_DECAYS = (0.1, 0.0)
@@ -140,6 +149,18 @@ class Contender:
         for p, g in zip(self.params, self.grads):
             p.grad = g.clone()
 
+    def gradients(self, steps: int) -> list[list[Tensor]]:
+        """Copies of the gradients for ``steps`` steps, to hand over with :meth:`hand`."""
+        return [[g.clone() for g in self.grads] for _ in range(steps)]
+
+    def hand(self, grads: list[Tensor]) -> None:
+        """Give the parameters these gradients (no copy: the step consumes them)."""
+        for p, g in zip(self.params, grads):
+            p.grad = g
+
+    def gradient_bytes(self) -> int:
+        return sum(g.numel() * g.element_size() for g in self.grads)
+
     @staticmethod
     def state_bytes(states: list[dict[str, Any]]) -> int:
         return sum(
@@ -241,20 +262,46 @@ def _synchronize(device: str) -> None:
         torch.cuda.synchronize()
 
 
+def steps_per_sample(entries: dict[str, Built], device: str) -> int:
+    """How many steps make a sample of about :data:`SAMPLE_SECONDS` for the fastest contender
+    (timed on a second step, after the first has created the state), at least one, and no more
+    than :data:`SAMPLE_BYTES` of gradient copies allow."""
+    fastest = float("inf")
+    for contender, step, _ in entries.values():
+        for _ in range(2):
+            contender.restore()
+            _synchronize(device)
+            took = run_call(lambda: (step(), _synchronize(device)))["wall"]
+        fastest = min(fastest, took)
+    by_memory = SAMPLE_BYTES // max(c.gradient_bytes() for c, _, _ in entries.values())
+    return max(1, min(math.ceil(SAMPLE_SECONDS / max(fastest, 1e-6)), by_memory))
+
+
 def time_contenders(entries: dict[str, Built], repeat: int, device: str) -> dict[str, Any]:
-    """Every contender steps once per round (after its gradients are put back, untimed), the
-    order rotating; the first round, which creates the optimizer state, is not counted."""
+    """Every contender runs one sample per round, the order rotating: :func:`steps_per_sample`
+    steps, each with its own copy of the gradients (made beforehand, untimed); the times are per
+    step. The first round is not counted."""
+    steps = steps_per_sample(entries, device)
 
     def timed(contender: Contender, step: Callable[[], None]) -> Callable[[], Sample]:
         def run() -> Sample:
-            contender.restore()
+            batch = contender.gradients(steps)
             _synchronize(device)
-            return run_call(lambda: (step(), _synchronize(device)))
+
+            def sample() -> None:
+                while batch:
+                    contender.hand(batch.pop())  # the step frees them
+                    step()
+                _synchronize(device)
+
+            took = run_call(sample)
+            return {clock: seconds / steps for clock, seconds in took.items()}
 
         return run
 
     result = rounds({n: timed(c, s) for n, (c, s, _) in entries.items()}, repeat, warmup=1)
     return {
+        "steps_per_sample": steps,
         "times": {n: times(result, n) for n in entries},
         "ratios": {n: ratio(result, "ours", n) for n in entries if n != "ours"},
     }

@@ -531,10 +531,13 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
         f"## Reference optimizer, one step on {device.upper()}",
         "",
         f"torch {r['torch']}, {r['threads']} threads. Every contender has its own parameters and",
-        "gets the same gradients before each step (untimed); gradient clipping (max norm 1.0) is",
-        "included on both sides, and so is clearing the gradients, which a completed step of the",
-        "reference does (`zero_grad(set_to_none=True)` for torch). The first round, which creates",
-        "the optimizer state, is not counted. The bandwidth floor is the traffic any Adam step with",
+        "gets the same gradients before each step (copied beforehand, untimed); gradient clipping",
+        "(max norm 1.0) is included on both sides, and so is clearing the gradients, which a",
+        "completed step of the reference does (`zero_grad(set_to_none=True)` for torch). A sample",
+        "is as many steps as take about 0.1 s (`steps / sample`), timed together and divided: Linux",
+        "adds a running thread's CPU time to the process's clock only at a scheduler tick or when it",
+        "stops, so the CPU time of one step of a few milliseconds would be off by as much as the",
+        "step takes. The first round is not counted. The bandwidth floor is the traffic any Adam step with",
         "clipping must make: read the gradients (the norm), read them again and read and write the",
         "parameters and both moments, as four multi-tensor ops that do no arithmetic to speak of.",
         "",
@@ -563,8 +566,8 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
             "### Adam against `clip_grad_norm_` + `AdamW(fused=True)`",
             "",
             "| shape set | weight decay | ours / torch fused | ours / torch foreach | "
-            "ours / bandwidth floor | torch fused / floor (wall) |",
-            "|---|---|---|---|---|---|",
+            "ours / bandwidth floor | torch fused / floor (wall) | steps / sample |",
+            "|---|---|---|---|---|---|---|",
         ]
     for row in adam:
         ratios = row["ratios"]
@@ -574,7 +577,8 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
         )
         out.append(
             f"| `{_shapes(row)}` | {_weight_decay(row):g} | {_r(fused)} | "
-            f"{_r(ratios.get('torch AdamW foreach'))} | {_r(floor)} | {torch_floor} |"
+            f"{_r(ratios.get('torch AdamW foreach'))} | {_r(floor)} | {torch_floor} | "
+            f"{row.get('steps_per_sample', 1)} |"
         )
     if muon:
         out += [
@@ -582,12 +586,13 @@ def _reference(r: dict[str, Any], summary: list[str]) -> list[str]:
             "### Muon against `clip_grad_norm_` + `torch.optim.Muon` + `AdamW(fused=True)` for the "
             "rest",
             "",
-            "| shape set | weight decay | ours / torch |",
-            "|---|---|---|",
+            "| shape set | weight decay | ours / torch | steps / sample |",
+            "|---|---|---|---|",
         ]
     for row in muon:
         out.append(
-            f"| `{_shapes(row)}` | {_weight_decay(row):g} | {_r(row['ratios'].get(muon_name))} |"
+            f"| `{_shapes(row)}` | {_weight_decay(row):g} | {_r(row['ratios'].get(muon_name))} | "
+            f"{row.get('steps_per_sample', 1)} |"
         )
     out += [
         "",
