@@ -44,12 +44,19 @@ def check(session: nox.Session) -> None:
     session.run("python", "-m", "generator", "check")
 
 
+def _in_parallel(posargs: list[str]) -> list[str]:
+    """pytest's arguments with one worker per core (pytest-xdist), unless they choose otherwise
+    (``-n 0`` runs in this process, as a debugger needs)."""
+    chosen = any(a.startswith(("-n", "--numprocesses", "--dist", "no:xdist")) for a in posargs)
+    return posargs if chosen else ["-n", "auto", *posargs]
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite (pass pytest arguments after ``--``)."""
+    """Run the test suite, one worker per core (pass pytest arguments after ``--``)."""
     session.install(TORCH)
     session.install("-e", RUNTIME, "-e", ".[test]")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", *_in_parallel(session.posargs))
 
 
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
@@ -99,7 +106,12 @@ def next_revision(session: nox.Session) -> None:
     session.install(TORCH)
     session.install("-e", RUNTIME, "-e", ".[test]")
     session.run(
-        "python", "tests/nextrevision.py", "--into", session.create_tmp(), "--", *session.posargs
+        "python",
+        "tests/nextrevision.py",
+        "--into",
+        session.create_tmp(),
+        "--",
+        *_in_parallel(session.posargs),
     )
 
 
