@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 
 from . import ir
+from .literals import markdown_code, markdown_inline
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def operation_page(doc: ir.Document, operation: ir.Operation, name: str) -> Oper
         lines = tuple(
             Line(
                 _describe(
-                    f"`{p.name}` {tree.label(p.schema)}",
+                    f"{markdown_code(p.name)} {tree.label(p.schema)}",
                     p.required,
                     p.description or tree.description(p.schema),
                     tree.details(p.schema),
@@ -80,7 +81,10 @@ def operation_page(doc: ir.Document, operation: ir.Operation, name: str) -> Oper
 
 
 def _describe(head: str, required: bool, description: str | None, details: str = "") -> str:
+    """A bullet line: the name and type, then the document's description (on the line, as
+    Markdown text) and the details."""
     text = head + (", required" if required else "")
+    description = markdown_inline(description) if description else description
     if description and details and not description.rstrip().endswith((".", "!", "?", ":")):
         description = description.rstrip() + "."  # the details are sentences of their own
     about = " ".join(part for part in (description, details) if part)
@@ -114,10 +118,11 @@ class _Tree:
         resolved = self.doc.resolve(schema)
         if isinstance(resolved, ir.Enum):
             return " | ".join(
-                f"'{v}'" if isinstance(v, str) else json.dumps(v) for v in resolved.values
+                markdown_inline(f"'{v}'") if isinstance(v, str) else json.dumps(v)
+                for v in resolved.values
             )
         if isinstance(schema, ir.Ref):
-            return schema.name
+            return markdown_inline(schema.name)
         if isinstance(resolved, ir.Primitive):
             return f"{resolved.type} ({resolved.format})" if resolved.format else resolved.type
         if isinstance(resolved, ir.Union):
@@ -141,17 +146,18 @@ class _Tree:
         parts = []
         default = schema.default if schema.has_default else resolved.default
         if default is not ir.NO_VALUE and default is not None and not isinstance(resolved, ir.Enum):
-            parts.append(f"Default: `{json.dumps(default)}`.")
+            parts.append(f"Default: {markdown_code(json.dumps(default))}.")
         for word, value in (*resolved.constraints, *schema.constraints):
             shown = json.dumps(value) if not isinstance(value, bool) else str(value).lower()
-            parts.append(f"{_CONSTRAINT_WORDS.get(word, word)}: `{shown}`.")
+            parts.append(f"{_CONSTRAINT_WORDS.get(word, word)}: {markdown_code(shown)}.")
         return " ".join(dict.fromkeys(parts))
 
     def root(self, schema: ir.Schema) -> Line:
         head = self.label(schema)
         description = self.description(schema)
         return Line(
-            f"{head} — {description}" if description else head, self.children(schema, frozenset())
+            f"{head} — {markdown_inline(description)}" if description else head,
+            self.children(schema, frozenset()),
         )
 
     def children(self, schema: ir.Schema, seen: frozenset[str]) -> tuple[Line, ...]:
@@ -164,7 +170,7 @@ class _Tree:
             return tuple(
                 Line(
                     _describe(
-                        f"`{p.name}` {self.label(p.schema)}",
+                        f"{markdown_code(p.name)} {self.label(p.schema)}",
                         p.required,
                         self.description(p.schema),
                         self.details(p.schema),

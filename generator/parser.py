@@ -434,6 +434,12 @@ class _Parser:
             kind = self.string(node, "type", here)
             if kind is None:
                 raise self.error(here, "a security scheme needs a type")
+            carrier = self.string(node, "name", here)
+            if kind == "apiKey" and node.get("in") in ("header", "cookie"):
+                if carrier is None or not _TOKEN.fullmatch(carrier):
+                    raise self.error(
+                        join(here, "name"), f"{carrier!r} is not an HTTP token (RFC 9110)"
+                    )
             result.append(
                 ir.SecurityScheme(
                     name=name,
@@ -442,7 +448,7 @@ class _Parser:
                     bearer_format=self.string(node, "bearerFormat", here),
                     description=self.string(node, "description", here),
                     location=self.string(node, "in", here),
-                    parameter=self.string(node, "name", here),
+                    parameter=carrier,
                 )
             )
         return tuple(result)
@@ -534,7 +540,28 @@ class _Parser:
     def parameters(self, nodes: Any, pointer: str) -> tuple[ir.Parameter, ...]:
         if not isinstance(nodes, list):
             raise self.error(pointer, f"parameters must be a list, got {_kind(nodes)}")
-        return tuple(self.parameter(node, join(pointer, i)) for i, node in enumerate(nodes))
+        kept: dict[tuple[str, str], ir.Parameter] = {}
+        for i, node in enumerate(nodes):
+            parameter = self.parameter(node, join(pointer, i))
+            if parameter.location in ("header", "cookie") and not _TOKEN.fullmatch(parameter.name):
+                problem = (
+                    f"the {parameter.location} name {parameter.name!r} is not an HTTP token "
+                    "(RFC 9110), so no request can carry it"
+                )
+                if parameter.required or self.mode == "strict":
+                    raise UnsupportedConstructError(parameter.pointer, problem)
+                self.note(parameter.pointer, f"{problem}; the optional parameter is left out")
+                continue
+            key = (parameter.location, _parameter_key(parameter))
+            if key in kept:  # OpenAPI: a name and location may appear once
+                self.note(
+                    parameter.pointer,
+                    f"the {parameter.location} parameter {parameter.name!r} is listed again "
+                    f"(first at {kept[key].pointer}); the first is kept",
+                )
+                continue
+            kept[key] = parameter
+        return tuple(kept.values())
 
     def parameter(self, node: Any, pointer: str) -> ir.Parameter:
         node, at = self.follow(node, pointer)
@@ -1263,6 +1290,14 @@ def coerce_value(value: Any, kind: str | None, *, strict: bool = False) -> tuple
             if math.isfinite(number):
                 return number, f"string {value!r} read as the {kind} {number!r}"
     return ir.NO_VALUE, f"{value!r} is not a valid {kind}; ignored"
+
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+"""An HTTP token (RFC 9110): what a header's or a cookie's name is made of."""
+
+def _parameter_key(parameter: ir.Parameter) -> str:
+    """What tells parameters of one location apart: the name (a header's without case)."""
+    return parameter.name.lower() if parameter.location == "header" else parameter.name
 
 
 def _kind(value: Any) -> str:

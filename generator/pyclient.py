@@ -3,13 +3,12 @@ each operation that has a retrieve twin to poll."""
 
 from __future__ import annotations
 
-import json
 import re
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from . import ir
+from . import ir, literals
 from .errors import SpecError, UnsupportedConstructError
 from .naming import Claim
 from .parser import is_json, media_essence
@@ -64,13 +63,20 @@ class PyParameter:
 
     def call(self) -> list[str]:
         """The serializer's arguments: the value, the name (for errors and the wire), the
-        writer, and for styled values the style and explode. Strings are single-quoted inside
-        the f-string of a path, else double-quoted as black writes them."""
-        quoted = _quoted if self.location == "path" else json.dumps
-        arguments = [self.name, quoted(self.key), self.type.writer]
+        writer, and for styled values the style and explode; strings double-quoted, as black
+        writes them."""
+        arguments = [self.name, literals.pyrepr(self.key), self.type.writer]
         if self.style != "plain":
-            arguments += [quoted(self.style), str(self.explode)]
+            arguments += [literals.pyrepr(self.style), str(self.explode)]
         return arguments
+
+    def path_call(self) -> literals.Code:
+        """The call that writes this path parameter into the path, with its strings
+        single-quoted so that it can stand inside an f-string where they need no escape."""
+        arguments = [self.name, _argument(self.key), self.type.writer]
+        if self.style != "plain":
+            arguments += [_argument(self.style), str(self.explode)]
+        return literals.Code(f"{self.serializer}({', '.join(arguments)})")
 
     @property
     def idempotency_key(self) -> bool:
@@ -182,7 +188,9 @@ class PyOperation:
     method_name: str
     http_method: str
     path: str
-    """The path as an f-string body: ``/rl/training-sessions/{session_id}/...``."""
+    """The path with each placeholder named by its argument: ``/rl/training-sessions/{session_id}/...``."""
+    template: str
+    """The path as the document writes it, placeholders named by their parameters."""
     summary: str | None
     description: str | None
     path_parameters: tuple[PyParameter, ...]
@@ -237,12 +245,13 @@ class PyOperation:
 
     @property
     def path_expression(self) -> str:
-        """The path as a Python f-string, each path parameter checked and escaped."""
-        expression = self.path
-        for p in self.path_parameters:
-            call = f"{p.serializer}({', '.join(p.call())})"
-            expression = expression.replace("{" + p.name + "}", "{" + call + "}")
-        return f'f"{expression}"' if self.path_parameters else f'"{expression}"'
+        """The path as a Python expression: the document's literal text percent-encoded as a
+        URL's path requires, each path parameter checked and escaped by the runtime."""
+        by_key = {p.key: p for p in self.path_parameters}
+        parts: list[str | literals.Code] = []
+        for number, piece in enumerate(_PLACEHOLDER.split(self.template)):
+            parts.append(by_key[piece].path_call() if number % 2 else _path_text(piece))
+        return literals.fstring(parts)
 
     @property
     def helpers(self) -> frozenset[str]:
@@ -585,9 +594,28 @@ def build_client(
     )
 
 
-def _quoted(text: str) -> str:
-    """A single-quoted Python string (it goes inside a double-quoted f-string)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def _argument(text: str) -> str:
+    """A string argument of a path parameter's call: single-quoted where it can stand inside
+    an f-string as it is, else double-quoted (the path is then not an f-string)."""
+    quoted = literals.fstring_argument(text)
+    return quoted if quoted is not None else literals.pyrepr(text)
+
+
+_PLACEHOLDER = re.compile(r"\{([^}]*)\}")
+"""A path template's placeholder; ``split`` gives the literal text and the names by turns."""
+
+_PCHAR = "!$&'()*+,;=:@/-._~"
+"""What a URL's path holds as it is besides letters and digits (RFC 3986: ``pchar`` and ``/``)."""
+
+
+def _path_text(text: str) -> str:
+    """The literal text of a path as it travels: every character a URL's path cannot hold
+    percent-encoded (RFC 3986), an escape the document already wrote (``%20``) kept."""
+    return re.sub(
+        r"%(?![0-9A-Fa-f]{2})|[^%]+",
+        lambda m: urllib.parse.quote(m[0], safe=_PCHAR),
+        text,
+    )
 
 
 def _parameter(
@@ -649,7 +677,7 @@ def _operations(
     params = [_parameter(doc, module, names, op, p) for p in op.parameters]
     path = op.path
     declared = {p.key for p in params if p.location == "path"}
-    template = set(re.findall(r"\{([^}]*)\}", op.path))
+    template = set(_PLACEHOLDER.findall(op.path))
     if declared != template:
         missing = sorted(template - declared)
         extra = sorted(declared - template)
@@ -659,6 +687,10 @@ def _operations(
             else f"the path parameters {extra} are not in the path"
         )
         raise SpecError(op.pointer, problem)
+    try:
+        op.path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SpecError(op.pointer, "the path holds a lone surrogate, which no URL can carry")
     for p in params:
         if p.location == "path":
             path = path.replace("{" + p.key + "}", "{" + p.name + "}")
@@ -670,6 +702,7 @@ def _operations(
         method_name=names.methods.get(op.key),
         http_method=op.method.upper(),
         path=path,
+        template=op.path,
         summary=op.summary,
         description=op.description,
         path_parameters=tuple(p for p in params if p.location == "path"),

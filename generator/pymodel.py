@@ -9,13 +9,13 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
-import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
 from . import ir
 from .errors import UnsupportedConstructError
+from .literals import pyrepr
 from .naming import Claim, Namespace, Rename
 from .parser import is_json, media_essence
 from .pointer import join
@@ -109,12 +109,12 @@ class PyType:
             if self.discriminator is not None:
                 name, values = self.discriminator
                 each = ", ".join(
-                    f"{json.dumps(v)}: {self.args[i]._expression(reading=reading)}"
+                    f"{pyrepr(v)}: {self.args[i]._expression(reading=reading)}"
                     for v, i in values
                 )
-                text = f"discriminated({json.dumps(name)}, {{{each}}}, {text})"
+                text = f"discriminated({pyrepr(name)}, {{{each}}}, {text})"
         if self.constraints:
-            limits = ", ".join(f"{k}={_literal(v)}" for k, v in self.constraints)
+            limits = ", ".join(f"{k}={pyrepr(v)}" for k, v in self.constraints)
             text = f"constrained({text}, {limits})"
         return f"nullable({text})" if self.nullable else text
 
@@ -156,15 +156,6 @@ class PyType:
         """The generated enums and models the type names."""
         own = {self.name} if self.kind in ("enum", "model") else set()
         return frozenset(own).union(*(a.classes for a in self.args))
-
-
-def _literal(value: Any) -> str:
-    """A Python literal of a constraint's value (a number, a bool, a pattern string, or a tuple
-    of allowed values)."""
-    if isinstance(value, tuple):
-        items = [_literal(v) for v in value]
-        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-    return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
 # JSON Schema's validation keywords, by the name ``constrained`` takes them.

@@ -4,9 +4,7 @@ does (so that black, which is the authority on format, has nothing to change).""
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-import json
 import re
 import sys
 from collections.abc import Sequence
@@ -17,103 +15,18 @@ import jinja2
 import jinja2.bccache
 
 from .formatting import LINE_LENGTH
-
-# Characters a docstring cannot hold as they are (Python source has no NUL, UTF-8 no lone
-# surrogate), as escapes; control characters that are white space are folded by the wrapping.
-_UNPRINTABLE = {
-    code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-    for code in [*range(0x20), 0x7F, *range(0xD800, 0xE000)]
-    if not chr(code).isspace()
-}
-
-
-@functools.lru_cache(maxsize=1024)
-def docstring(text: str, indent: int) -> str:
-    """A triple-quoted docstring for ``text``, wrapped to the line length at ``indent``.
-
-    Paragraphs are separated by blank lines. A paragraph whose first line ends with a colon
-    (``Args:``) is a list: each further line is one entry, wrapped with a hanging indent.
-    """
-    width = LINE_LENGTH - indent - 6  # room for the quotes on either side
-    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').translate(_UNPRINTABLE).strip()
-    before_last = escaped[:-1]
-    escaped_quote = (len(before_last) - len(before_last.rstrip("\\"))) % 2 == 1
-    if escaped.endswith('"') and not escaped_quote:  # it would run into the closing quotes
-        escaped = before_last + '\\"'
-    if escaped.startswith('"'):  # and into the opening ones
-        escaped = '\\"' + escaped[1:]
-    blocks = []
-    for paragraph in escaped.strip().split("\n\n"):
-        lines = paragraph.strip().split("\n")
-        if len(lines) > 1 and lines[0].endswith(":"):
-            entries = [fill(" ".join(e.split()), width, "    ", "        ") for e in lines[1:]]
-            blocks.append("\n".join([lines[0], *entries]))
-        else:
-            blocks.append(fill(" ".join(paragraph.split()), width))
-    if len(blocks) == 1 and "\n" not in blocks[0]:
-        return f'"""{blocks[0]}"""'
-    pad = " " * indent
-    body = "\n\n".join(blocks).replace("\n", "\n" + pad).replace("\n" + pad + "\n", "\n\n")
-    return f'"""{body}\n{pad}"""'
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def fill(text: str, width: int, initial: str = "", subsequent: str = "") -> str:
-    """``textwrap.fill(text, width, initial_indent=initial, subsequent_indent=subsequent,
-    break_on_hyphens=False)`` for a text whose words are separated by single spaces, in time
-    linear in the text: textwrap copies the rest of a word longer than a line for every line
-    it fills, which takes minutes on a description of megabytes without a space."""
-    if not text:
-        return ""
-    chunks: list[str] = []  # words and the spaces between them, the last first
-    for word in reversed(text.split(" ")):
-        chunks += (word, " ")
-    chunks.pop()
-    used = 0  # how much of ``chunks[-1]`` earlier lines took (a word longer than a line)
-    lines: list[str] = []
-    while chunks:
-        indent = subsequent if lines else initial
-        room = width - len(indent)
-        if lines and (used >= len(chunks[-1]) or chunks[-1] == " "):
-            chunks.pop()  # the rest of a broken word, or a space, does not start a line
-            used = 0
-        line: list[str] = []
-        length = 0
-        while chunks and length + len(chunks[-1]) - used <= room:
-            line.append(chunks.pop()[used:])
-            length += len(line[-1])
-            used = 0
-        if chunks and len(chunks[-1]) - used > room:  # a word longer than a line: broken
-            take = 1 if room < 1 else room - length
-            line.append(chunks[-1][used : used + take])
-            used += take
-        if line and not line[-1].strip():
-            line.pop()
-        if line:
-            lines.append(indent + "".join(line))
-    return "\n".join(lines)
-
-
-def pyrepr(value: Any) -> str:
-    """A Python literal; strings in double quotes, as black writes them."""
-    if isinstance(value, str):  # escaped where UTF-8 cannot hold it (a lone surrogate)
-        return json.dumps(value, ensure_ascii=not value.isascii() and not _encodable(value))
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(pyrepr(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        items = [pyrepr(v) for v in value]
-        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-    return repr(value)
-
+from .literals import (
+    docstring,
+    http_text,
+    markdown_block,
+    markdown_cell,
+    markdown_code,
+    markdown_inline,
+    oneline,
+    pyrepr,
+    toml_string,
+    yaml_string,
+)
 
 def call_literal(items: Any, function: str, indent: int, column: int) -> str:
     """``function({items...})`` laid out as black lays it out, starting at ``column`` of a line
@@ -232,4 +145,12 @@ def environment(templates: Path, cache_dir: Path | None = None) -> jinja2.Enviro
     env.filters["exploded"] = exploded
     env.filters["constructor"] = constructor
     env.filters["string"] = string
+    env.filters["http_text"] = http_text
+    env.filters["toml"] = toml_string
+    env.filters["yaml"] = yaml_string
+    env.filters["oneline"] = oneline
+    env.filters["md"] = markdown_inline
+    env.filters["md_block"] = markdown_block
+    env.filters["md_cell"] = markdown_cell
+    env.filters["md_code"] = markdown_code
     return env
