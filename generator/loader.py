@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import re
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .errors import SpecError
+from .errors import SpecError, UnsupportedConstructError
 from .pointer import join
 
 try:  # libyaml's loader is several times faster on large documents
@@ -30,6 +32,8 @@ ALIAS_ALLOWANCE = 100_000
 # both is walked for its expanded size (a false match costs a walk, nothing else).
 _ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[^\s,\[\]{}]")
 _ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s,\[\]{}]")
+# The start of a URL: a scheme (``http:``, ``file:``, ``urn:``) or a network path (``//host``).
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
 
 
 class _Loader(_Base):  # type: ignore[misc]
@@ -156,6 +160,68 @@ def load_yaml(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise SpecError("", f"not UTF-8 text ({exc.reason})", source=str(path)) from exc
     return parse_yaml(text, str(path))
+
+
+def referenced_file(
+    source: str | None, here: str, location: str, *, ref: str, at: str
+) -> tuple[str, Path]:
+    """The file a ``$ref`` names, by the one rule of what a document may refer to (the parser
+    follows it, and openapi-spec-validator is held to it): ``location``, the reference's part
+    before ``#`` (percent-encoded, as in a URI), is a path relative to the file ``here`` (named
+    relative to the folder of the root document ``source``; ``""`` is the root document), and
+    stays within that folder once its ``..`` and symbolic links are followed. Returns the file's
+    name relative to the folder (``""`` for the root document) and its path; nothing is read.
+
+    A URL (any scheme, ``//host``) and a reference of a document that has no file are
+    unsupported; an absolute path and a path out of the folder are errors; each at ``at``."""
+    if _URL.match(location):
+        raise UnsupportedConstructError(
+            at, f"the $ref {ref!r} to a URL is not supported by the generator yet", source=source
+        )
+    if source is None:
+        raise UnsupportedConstructError(
+            at,
+            f"the external $ref {ref!r} (the document has no file) is not supported by the "
+            "generator yet",
+        )
+    relative = urllib.parse.unquote(location)
+    if "\0" in relative:
+        raise SpecError(at, f"the $ref {ref!r} names no file (a NUL character)", source=source)
+    if relative.startswith("/"):
+        raise SpecError(
+            at,
+            f"the $ref {ref!r} is not a relative path: a file is named relative to the file that "
+            "holds the $ref",
+            source=source,
+        )
+    root = Path(source)
+    folder = root.parent.resolve()
+    base = (folder / here).parent if here else folder
+    outside = f"the $ref {ref!r} leads outside the folder of the document ({folder})"
+    if not Path(os.path.normpath(base / relative)).is_relative_to(folder):
+        raise SpecError(at, outside, source=source)
+    try:
+        path = (base / relative).resolve()
+    except (OSError, RuntimeError) as exc:  # a loop of symbolic links
+        raise SpecError(at, f"the $ref {ref!r} cannot be followed: {exc}", source=source) from None
+    if not path.is_relative_to(folder):
+        raise SpecError(at, f"{outside} through a symbolic link", source=source)
+    return "" if path == root.resolve() else path.relative_to(folder).as_posix(), path
+
+
+def read_referenced(
+    files: dict[str, Any], source: str | None, here: str, location: str, *, ref: str, at: str
+) -> str:
+    """The name of the file a ``$ref`` names (see :func:`referenced_file`), read into ``files``
+    (the documents read, by name) unless it is there already. A file that cannot be read is an
+    error at its own place (``name#/``)."""
+    name, path = referenced_file(source, here, location, ref=ref, at=at)
+    if name not in files:
+        try:
+            files[name] = load_yaml(path)
+        except SpecError as exc:
+            raise SpecError(f"{name}#{exc.pointer}", exc.message, source=source) from None
+    return name
 
 
 def parse_yaml(text: str, source: str) -> Any:

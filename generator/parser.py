@@ -21,7 +21,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 from . import ir
 from .errors import SpecError, UnsupportedConstructError
-from .loader import load_yaml
+from .loader import load_yaml, read_referenced
 from .pointer import in_file, join, split
 
 SCHEMA_REF_PREFIX = "#/components/schemas/"
@@ -220,7 +220,8 @@ class _Parser:
 
     def target(self, ref: Any, at: str) -> str:
         """The place a ``$ref`` names: a JSON pointer into the file that holds it, or into a file
-        beside it (``other.yaml#/...``, read on first use)."""
+        beside it (``other.yaml#/...``, read on first use, by the loader's rule of what a
+        document may refer to: :func:`~generator.loader.referenced_file`)."""
         if not isinstance(ref, str):
             raise self.error(at, f"$ref must be a string, got {_kind(ref)}")
         location, _, fragment = ref.partition("#")
@@ -230,27 +231,8 @@ class _Parser:
         here, _ = in_file(at)
         if not location:
             return _place(here, fragment)
-        if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", location) or location.startswith("//"):
-            raise self.unsupported(at, f"the $ref {ref!r} to another server")
-        return _place(self.read_beside(here, location, ref, at), fragment)
-
-    def read_beside(self, here: str, location: str, ref: str, at: str) -> str:
-        """The file ``location`` names, relative to the file ``here``: read once, and only
-        within the root document's folder."""
-        if self.source is None:
-            raise self.unsupported(at, f"the external $ref {ref!r} (the document has no file)")
-        root_file = Path(self.source)
-        folder = root_file.parent.resolve()
-        base = (folder / here).parent if here else folder
-        path = (base / urllib.parse.unquote(location)).resolve()
-        if not path.is_relative_to(folder):
-            raise self.error(
-                at, f"the $ref {ref!r} leads outside the folder of the document ({folder})"
-            )
-        name = "" if path == root_file.resolve() else path.relative_to(folder).as_posix()
-        if name not in self.files:
-            self.files[name] = load_yaml(path)
-        return name
+        name = read_referenced(self.files, self.source, here, location, ref=ref, at=at)
+        return _place(name, fragment)
 
     def node_at(self, place: str, at: str, ref: str) -> Any:
         """The node at a place (see :meth:`target`)."""

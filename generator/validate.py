@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .caching import Store, digest
 from .errors import SpecError
-from .loader import load_yaml
+from .loader import load_yaml, read_referenced
 from .parser import parse_document
-from .pointer import join
+from .pointer import join, locate
 
 if TYPE_CHECKING:
     from openapi_spec_validator.validation.validators import SpecValidator
@@ -42,7 +43,10 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.source}#{self.pointer or '/'}: {self.message}"
+        pointer = self.pointer or "/"
+        if pointer.startswith(("/", "…")):  # in the document (… : inside a schema of it)
+            return f"{self.source}#{pointer}: {self.message}"
+        return f"{locate(self.source, pointer)}: {self.message}"  # in a file it reads
 
 
 def validate_file(path: Path) -> list[Problem]:
@@ -54,9 +58,17 @@ def file_problems(path: Path, cache_dir: Path | None = None) -> list[Problem]:
     """What openapi-spec-validator finds wrong with the document at ``path`` (see
     :func:`schema_problems`); a document that cannot be read is one problem. With a
     ``cache_dir``, the findings are kept by the document's content hash (see
-    :func:`known_problems`)."""
-    problems = _read_then(path, schema_problems)
-    if cache_dir is not None:
+    :func:`known_problems`), where they depend on the document alone: not where its references
+    name another file, whose content (or absence) they depend on too."""
+    alone = True
+
+    def check(raw: Any, source: str) -> list[Problem]:
+        nonlocal alone
+        problems, alone = _schema_problems(raw, source)
+        return problems
+
+    problems = _read_then(path, check)
+    if cache_dir is not None and alone:
         try:
             key = digest(path.read_bytes())
         except OSError:
@@ -87,13 +99,16 @@ def known_problems(path: Path, cache_dir: Path | None) -> list[Problem] | None:
 @functools.cache
 def _validator_versions() -> dict[str, str]:
     """What the findings depend on besides the document: the validator's version, that of the
-    JSON Schema library under it, and this module (which words them)."""
+    JSON Schema library under it, this module (which words them) and the loader (whose rule
+    says what a reference may read)."""
     from importlib import metadata
 
+    here = Path(__file__).parent
     return {
         "openapi-spec-validator": metadata.version("openapi-spec-validator"),
         "jsonschema": metadata.version("jsonschema"),
-        "validate.py": digest(Path(__file__).read_bytes()),
+        "validate.py": digest((here / "validate.py").read_bytes()),
+        "loader.py": digest((here / "loader.py").read_bytes()),  # what references may read
     }
 
 
@@ -107,6 +122,8 @@ def _read_then(path: Path, check: Callable[[Any, str], list[Problem]]) -> list[P
 
 
 def validate_document(raw: Any, source: str) -> list[Problem]:
+    """Every problem of a loaded document: the parser's (it stops at the first), then
+    openapi-spec-validator's (see :func:`schema_problems`), each once."""
     problems: list[Problem] = []
     try:
         parse_document(raw, source=source)
@@ -114,24 +131,145 @@ def validate_document(raw: Any, source: str) -> list[Problem]:
         problems.append(Problem(source, exc.pointer, exc.message))
     if not isinstance(raw, dict):
         return problems or [Problem(source, "", "the document must be an object")]
-    return problems + schema_problems(raw, source, quiet=bool(problems))
+    found = schema_problems(raw, source, quiet=bool(problems))
+    return problems + [problem for problem in found if problem not in problems]
 
 
 def schema_problems(raw: Any, source: str, *, quiet: bool = False) -> list[Problem]:
-    """What openapi-spec-validator finds wrong with the document (``quiet``: an exception it
-    raises, rather than reports, is left out)."""
+    """What openapi-spec-validator finds wrong with the document ``raw`` of the file ``source``
+    (``quiet``: an exception it raises, rather than reports, is left out).
+
+    It reads only what the generator would: first every ``$ref`` of the document, and of the
+    files they read, is held to the loader's rule (:func:`~generator.loader.referenced_file`),
+    each one refused a problem at its pointer; then the validator runs with a retriever that
+    serves only files the rule allows (:class:`_Confined`), so that no reference, whatever base
+    URI a schema's ``$id`` gives it, makes it fetch a URL or read a file outside the folder."""
+    return _schema_problems(raw, source, quiet=quiet)[0]
+
+
+def _schema_problems(raw: Any, source: str, *, quiet: bool = False) -> tuple[list[Problem], bool]:
+    """:func:`schema_problems`, and whether they depend on the document alone (no reference
+    names another file)."""
     if not isinstance(raw, dict):
-        return [Problem(source, "", "the document must be an object")]
+        return [Problem(source, "", "the document must be an object")], True
+    files = {"": raw}
+    refused, named = _refused_references(files, source)
     version = str(raw.get("openapi", ""))
-    validator = _validator("3.1" if version.startswith("3.1") else "3.0")
+    confined = _Confined(files, source)
+    validator = type(
+        "ConfinedValidator",
+        (_validator("3.1" if version.startswith("3.1") else "3.0"),),
+        {"resolver_handlers": confined},
+    )
     problems: list[Problem] = []
     try:
-        for error in validator(raw).iter_errors():
+        for error in validator(raw, base_uri=confined.root_uri).iter_errors():
             problems.append(Problem(source, _pointer(list(error.path)), _shorten(error.message)))
     except Exception as exc:  # the validator raises, rather than reports, what it cannot resolve
-        if not quiet:
-            problems.append(Problem(source, "", f"{type(exc).__name__}: {_shorten(str(exc))}"))
-    return problems
+        if not (quiet or refused):  # a reference refused is a problem already
+            problems.append(_raised(exc, source))
+    return refused + problems, not named and len(files) == 1
+
+
+def _refused_references(files: dict[str, Any], source: str) -> tuple[list[Problem], bool]:
+    """A problem for each ``$ref`` of the documents in ``files`` that the loader's rule refuses
+    (or whose file cannot be read), at its pointer, and whether any names a file; ``files``
+    gets each file the others name, and theirs, read once."""
+    problems: list[Problem] = []
+    named = False
+    todo = [""]
+    while todo:
+        here = todo.pop()
+        for ref, at in _references(files[here], f"{here}#" if here else ""):
+            location = ref.partition("#")[0]
+            if not location:
+                continue
+            named = True
+            known = len(files)
+            try:
+                name = read_referenced(files, source, here, location, ref=ref, at=at)
+            except SpecError as exc:
+                problems.append(Problem(source, exc.pointer, exc.message))
+                continue
+            if len(files) > known:
+                todo.append(name)
+    return problems, named
+
+
+def _references(node: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """Every string ``$ref`` inside ``node`` (wherever it is: openapi-spec-validator follows a
+    ``$ref`` in a ``default`` too), with the JSON pointer of the ``$ref``."""
+    stack = [(node, pointer)]
+    while stack:
+        current, at = stack.pop()
+        entries: Iterable[tuple[Any, Any]]
+        if isinstance(current, dict):
+            ref = current.get("$ref")
+            if isinstance(ref, str):
+                yield ref, join(at, "$ref")
+            entries = current.items()
+        elif isinstance(current, list):
+            entries = enumerate(current)
+        else:
+            continue
+        stack.extend(
+            (child, join(at, key)) for key, child in entries if isinstance(child, (dict, list))
+        )
+
+
+class _Confined(dict[str, Any]):
+    """openapi-spec-validator's resolver handlers (jsonschema-path's URI scheme -> handler),
+    with one handler for every scheme (jsonschema-path fetches a URI of a scheme it has no
+    handler for with urllib): itself, which serves the ``file:`` URIs of files within the
+    folder of the document, by the loader's rule, from the files read (each read once), and
+    refuses every other URI before anything is read or fetched."""
+
+    def __init__(self, files: dict[str, Any], source: str) -> None:
+        super().__init__(dict.fromkeys(("file", "http", "https"), self.serve))
+        self.files = files
+        self.source = source
+        folder = Path(source).parent.resolve()
+        self.root_uri = (folder / Path(source).name).as_uri()
+        self.folder = urllib.parse.urlsplit(folder.as_uri()).path.rstrip("/") + "/"
+
+    def __contains__(self, scheme: object) -> bool:
+        return True
+
+    def __missing__(self, scheme: str) -> Callable[[str], Any]:
+        return self.serve
+
+    def serve(self, uri: str) -> Any:
+        """The document at ``uri``: a file within the document's folder, else a refusal."""
+        parts = urllib.parse.urlsplit(uri)
+        if (
+            parts.scheme != "file"
+            or parts.netloc not in ("", "localhost")
+            or parts.query
+            or not parts.path.startswith(self.folder)
+        ):
+            raise SpecError(
+                "",
+                f"openapi-spec-validator was refused {_shorten(uri)!r} (a reference read against "
+                "another base, such as a schema's $id): only files within the folder of the "
+                "document are read",
+                source=self.source,
+            )
+        location = parts.path.removeprefix(self.folder)
+        name = read_referenced(self.files, self.source, "", location, ref=uri, at="")
+        return self.files[name]
+
+
+def _raised(exc: BaseException, source: str) -> Problem:
+    """The problem of an exception the validator raised: the refusal or the error of the
+    loader where one is its cause, else the exception's type and words."""
+    cause: BaseException | None = exc
+    seen: set[int] = set()
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, SpecError):
+            return Problem(source, cause.pointer, cause.message)
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return Problem(source, "", f"{type(exc).__name__}: {_shorten(str(exc))}")
 
 
 class _SeenIds(list[int]):

@@ -34,6 +34,25 @@ def test_the_validator_s_findings_are_taken_again_for_the_same_document(tmp_path
     assert validate.known_problems(document, cache) is None
 
 
+def test_findings_that_depend_on_a_file_the_references_read_are_not_kept(tmp_path):
+    """The validator reads the files a document's references name: its findings depend on them
+    as well as on the document, whose content alone keys the cache."""
+    types = tmp_path / "types.yaml"
+    types.write_text("X: {type: string, minLength: -1}\n")
+    document = tmp_path / "api.yaml"
+    document.write_text(
+        INVALID.replace("paths: {}", "components: {schemas: {A: {$ref: 'types.yaml#/X'}}}")
+    )
+    cache = tmp_path / "cache"
+    found = validate.file_problems(document, cache)
+    assert any("-1 is less than the minimum of 0" in problem.message for problem in found)
+    assert validate.known_problems(document, cache) is None
+    types.write_text("X: {type: string}\n")
+    assert not any(
+        "minimum" in problem.message for problem in validate.file_problems(document, cache)
+    )
+
+
 def test_an_unreadable_entry_is_a_miss(tmp_path):
     document = tmp_path / "api.yaml"
     document.write_text(INVALID)

@@ -92,7 +92,7 @@ def test_missing_ref_target_names_its_pointer():
         ),
         (
             {"$ref": "https://example.com/other.yaml#/X"},
-            "the $ref 'https://example.com/other.yaml#/X' to another server",
+            "the $ref 'https://example.com/other.yaml#/X' to a URL",
         ),
         (
             {"enum": [1, "a"]},
