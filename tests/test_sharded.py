@@ -716,7 +716,8 @@ def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu(tmp_pa
     """The README's torchrun command on the CPU, as it is written (but for a free port and a
     state folder), in the newest revision's package folder: rank 0 answers, steps count up on
     both ranks, and Ctrl-C (SIGINT to the process group) stops every process; started again,
-    the server applies its journal's steps again on both ranks and continues."""
+    the server applies its journal's steps again on both ranks and continues. Rank 0 alone holds
+    the state folder: another server on it refuses to start, naming rank 0's pid."""
     import re
     import shlex
     import subprocess
@@ -753,6 +754,19 @@ def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu(tmp_pa
             steps += [post(port, "s", {})["output"]["step"] for _ in range(requests)]
             refused = post(port, "s", facts.body(NEWEST, "muon", {"muon.momentum": 1.5}))
             assert refused["error"]["code"].endswith("INVALID_INPUT")
+            if requests == 1:
+                holder = int((tmp_path / "state" / "server.lock").read_text())
+                assert b"RANK=0" in Path(f"/proc/{holder}/environ").read_bytes().split(b"\0")
+                second = subprocess.run(
+                    [sys.executable, "-m", "together_rl.reference.serve", "--port", "0"]
+                    + ["--state-dir", str(tmp_path / "state")],
+                    cwd=GENERATED / NEWEST,
+                    capture_output=True,
+                    text=True,
+                    env=environment,
+                    timeout=120,
+                )
+                assert second.returncode == 1 and f"(pid {holder})" in second.stderr
         finally:
             os.killpg(process.pid, signal.SIGINT)
             try:

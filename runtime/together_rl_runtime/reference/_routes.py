@@ -1,11 +1,11 @@
 """Serving local sessions the way the API does, whatever carries the requests (an httpx transport
 or the HTTP server): the POST returns the operation, the GET its current state, an unknown
 operation id is a 404 with an ErrorData body. Like the API's gRPC gateway, request fields this
-revision does not know are ignored."""
+revision does not know are ignored. With API keys, each key is a tenant that sees only its own
+sessions: another key's session is as unknown as one that does not exist (404)."""
 
 from __future__ import annotations
 
-import hmac
 import json
 import threading
 from collections.abc import Callable, Mapping
@@ -14,8 +14,10 @@ from urllib.parse import unquote
 
 from .._exceptions import IdempotencyKeyReusedError, UnknownOperationError
 from ._definition import ReferenceRevision
+from ._nesting import too_deep
 from ._session import LocalSession, StepRecord
 from ._store import NotDurableError, SessionLimitError, StateError
+from ._tenants import NO_KEY, Keys
 
 __all__ = ["Answer", "Router", "Sessions", "SessionSource", "error"]
 
@@ -26,7 +28,9 @@ IDEMPOTENCY_HEADER = "idempotency-key"
 
 
 class Sessions:
-    """The training sessions served, one per session id.
+    """The training sessions served in process, one per session id, to one client (a
+    :class:`~._transport.LocalTransport` has one API key at most, so one tenant: the ``tenant``
+    its router passes is that one, and is not needed to tell sessions apart).
 
     From a function, each session is made on the first valid step for its id (a GET, or a step
     the request of which is refused, makes none); from a mapping, only its ids are served; a
@@ -35,8 +39,9 @@ class Sessions:
 
     A :class:`Router` uses ``find`` (the session of an id, never made), ``fresh`` and ``adopt``
     (a new session, kept once its first request is found valid), ``release`` (the end of a use),
-    ``commit`` (what records a step before it counts: nothing here) and ``gradients``; the
-    server's :class:`~._store.SessionStore` answers the same.
+    ``commit`` (what records a step before it counts: nothing here) and ``gradients``, each
+    with the request's ``tenant``; the server's :class:`~._store.SessionStore` answers the same,
+    and keeps each tenant's sessions apart.
     """
 
     def __init__(self, source: SessionSource) -> None:
@@ -60,7 +65,7 @@ class Sessions:
         made = self.fresh(session_id)
         return None if made is None else self.adopt(session_id, made)
 
-    def find(self, session_id: str) -> LocalSession | None:
+    def find(self, session_id: str, tenant: str = NO_KEY) -> LocalSession | None:
         """The session of ``session_id`` where there is one (a single session is bound to the
         first id asked for); never made here."""
         with self._lock:
@@ -69,7 +74,7 @@ class Sessions:
                 session = self._sessions[session_id] = self._single
             return session
 
-    def fresh(self, session_id: str) -> LocalSession | None:
+    def fresh(self, session_id: str, tenant: str = NO_KEY) -> LocalSession | None:
         """A new session for ``session_id``, not kept until :meth:`adopt`; ``None`` where this
         source makes no sessions."""
         return None if self._make is None else self._make(session_id)
@@ -77,15 +82,15 @@ class Sessions:
     def forget(self, session: LocalSession) -> None:
         """Drop a session from :meth:`fresh` that was not adopted."""
 
-    def adopt(self, session_id: str, session: LocalSession) -> LocalSession:
+    def adopt(self, session_id: str, session: LocalSession, tenant: str = NO_KEY) -> LocalSession:
         """Keep ``session`` for ``session_id``; where another request made one first, that one."""
         with self._lock:
             return self._sessions.setdefault(session_id, session)
 
-    def release(self, session_id: str) -> None:
+    def release(self, session_id: str, tenant: str = NO_KEY) -> None:
         """The end of a use that :meth:`find` or :meth:`adopt` began."""
 
-    def commit(self, session_id: str) -> Callable[[StepRecord], None] | None:
+    def commit(self, session_id: str, tenant: str = NO_KEY) -> Callable[[StepRecord], None] | None:
         """What records a step before it counts: nothing, for sessions in memory."""
         return None
 
@@ -99,11 +104,16 @@ Answer = tuple[int, dict[str, Any], dict[str, str]]
 
 
 class Router:
-    """Answers requests as the API of ``revision`` would, from ``sessions``; with an ``api_key``,
-    requests must carry it as a bearer token. ``gradients(session_id)`` gives the function that
-    computes a step's gradients, where the router should have them computed; ``after_step(
-    session_id, session, operation)`` runs after every POST that reached a session (a server logs
-    the step there).
+    """Answers requests as the API of ``revision`` would, from ``sessions``. With ``keys``,
+    requests must carry one of them as a bearer token (401 otherwise), and the key's tenant is
+    the one whose sessions the request sees; without, every request is the tenant
+    :data:`~._tenants.NO_KEY`'s, whatever it carries. ``gradients(session_id, tenant)`` gives
+    the function that computes a step's gradients, where the router should have them computed;
+    ``after_step(tenant, session_id, session, operation)`` runs after every POST that reached a
+    session (a server logs the step there).
+
+    A body that nests deeper than ``_nesting.MAX_DEPTH`` is refused (400, naming its JSON path)
+    before it is parsed.
 
     Where ``sessions`` records steps (a server's state folder), a step whose record cannot be
     written is taken back and answered 503 with ``x-should-retry: true``: nothing was applied,
@@ -115,13 +125,13 @@ class Router:
         sessions: Any,
         revision: ReferenceRevision,
         *,
-        api_key: str | None = None,
-        gradients: Callable[[str], Callable[[], object] | None] | None = None,
-        after_step: Callable[[str, LocalSession, Any], None] | None = None,
+        keys: Keys | None = None,
+        gradients: Callable[[str, str], Callable[[], object] | None] | None = None,
+        after_step: Callable[[str, str, LocalSession, Any], None] | None = None,
     ) -> None:
         self.sessions = sessions
         self.revision = revision
-        self.api_key = api_key
+        self.keys = keys
         self._gradients = gradients
         self._after_step = after_step
 
@@ -139,30 +149,31 @@ class Router:
         such as ``/v1``, is ignored. ``headers`` are matched without case.
         """
         lowered = {name.lower(): value for name, value in headers.items()}
-        if self.api_key is not None and not _authorized(lowered, self.api_key):
+        tenant = NO_KEY if self.keys is None else self.keys.tenant(lowered)
+        if tenant is None:
             return error(401, "authentication_error", "a valid API key is required (Bearer)")
         retrieve = self.revision.retrieve.fullmatch(path)
         if retrieve is not None:
             if method != "GET":
                 return error(405, "invalid_request_error", f"{method} is not allowed here; use GET")
-            return self._retrieve(retrieve)
+            return self._retrieve(retrieve, tenant)
         submit = self.revision.submit.fullmatch(path)
         if submit is not None:
             if method != "POST":
                 return error(
                     405, "invalid_request_error", f"{method} is not allowed here; use POST"
                 )
-            return self._step(submit, lowered, body)
+            return self._step(submit, tenant, lowered, body)
         return error(404, "not_found_error", f"no operation at {method} {path}")
 
-    def _retrieve(self, match: Any) -> Answer:
+    def _retrieve(self, match: Any, tenant: str) -> Answer:
         try:
             session_id = _segment(match[self.revision.session_id], "session id")
             operation_id = _segment(match[self.revision.operation_id], "operation id")
         except ValueError as exc:
             return error(400, "invalid_request_error", str(exc))
         try:
-            session = self.sessions.find(session_id)
+            session = self.sessions.find(session_id, tenant=tenant)
         except StateError as exc:
             return _unloadable(session_id, exc)
         if session is None:
@@ -172,15 +183,16 @@ class Router:
         except UnknownOperationError as exc:
             return error(404, "not_found_error", str(exc))
         finally:
-            self.sessions.release(session_id)
+            self.sessions.release(session_id, tenant=tenant)
 
-    def _step(self, match: Any, headers: Mapping[str, str], body: bytes) -> Answer:
+    def _step(self, match: Any, tenant: str, headers: Mapping[str, str], body: bytes) -> Answer:
+        deep = too_deep(body)
+        if deep is not None:
+            return error(400, "invalid_request_error", deep)
         try:
             data = json.loads(body or b"{}")
         except ValueError as exc:
             return error(400, "invalid_request_error", f"the request body is not JSON: {exc}")
-        except RecursionError:
-            return error(400, "invalid_request_error", "the request body is nested too deeply")
         if not isinstance(data, dict):
             return error(400, "invalid_request_error", "the request body must be a JSON object")
         missing = [n for n in self.revision.required_headers if not headers.get(n.lower())]
@@ -192,11 +204,11 @@ class Router:
             return error(400, "invalid_request_error", str(exc))
         known = _known_only(data, self.revision.known_fields)
         try:
-            session = self.sessions.find(session_id)
+            session = self.sessions.find(session_id, tenant=tenant)
         except StateError as exc:
             return _unloadable(session_id, exc)
         if session is None:
-            made = self.sessions.fresh(session_id)
+            made = self.sessions.fresh(session_id, tenant=tenant)
             if made is None:
                 return _unknown_session(session_id)
             refused = made._check(known)
@@ -204,7 +216,7 @@ class Router:
                 self.sessions.forget(made)
                 return 200, refused.to_dict(), {}
             try:
-                session = self.sessions.adopt(session_id, made)
+                session = self.sessions.adopt(session_id, made, tenant=tenant)
             except SessionLimitError as exc:
                 headers = {"x-should-retry": "false"}
                 return error(
@@ -214,21 +226,21 @@ class Router:
                 return _not_durable(exc)
         key = headers.get(IDEMPOTENCY_HEADER) or None
         try:
-            gradients = self._gradients(session_id) if self._gradients is not None else None
+            gradients = None if self._gradients is None else self._gradients(session_id, tenant)
             operation = session.optim_step(
                 known,
                 idempotency_key=key,
                 gradients=gradients,
-                commit=self.sessions.commit(session_id),
+                commit=self.sessions.commit(session_id, tenant=tenant),
             )
         except IdempotencyKeyReusedError as exc:
             return error(422, "invalid_request_error", str(exc), code="idempotency_key_reused")
         except NotDurableError as exc:
             return _not_durable(exc)
         finally:
-            self.sessions.release(session_id)
+            self.sessions.release(session_id, tenant=tenant)
         if self._after_step is not None:
-            self._after_step(session_id, session, operation)
+            self._after_step(tenant, session_id, session, operation)
         return 200, operation.to_dict(), {}
 
 
@@ -261,11 +273,6 @@ def _unloadable(session_id: str, exc: Exception) -> Answer:
         "server_error",
         f"the saved training session {session_id!r} cannot be loaded: {exc}",
     )
-
-
-def _authorized(headers: Mapping[str, str], api_key: str) -> bool:
-    scheme, _, token = headers.get("authorization", "").partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(token.encode(), api_key.encode())
 
 
 def _unknown_session(session_id: str) -> Answer:

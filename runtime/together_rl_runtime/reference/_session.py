@@ -95,13 +95,18 @@ class StepRecord:
 
     idempotency_key: str | None
     request: dict[str, Any] | None
-    """The request body in the wire format, as the step read it (``None`` where it is not
-    known: an operation taken over from a state saved by runtime 1.0.0)."""
+    """The request body of a completed step in the wire format, as the step read it, to apply
+    it again; ``None`` for a failed step (which is never applied again: its ``request_digest``
+    is what its idempotency key needs) and where it is not known (an operation taken over from
+    a state saved by runtime 1.0.0)."""
     operation: dict[str, Any]
     """The operation the step answers with, in the wire format."""
     step: int | None
     """The step number a completed step made; ``None`` for a failed one (which changed
     nothing)."""
+    request_digest: str | None = None
+    """The digest of the request's content that its idempotency key is compared by (a SHA-256
+    of its canonical form); ``None`` without a key."""
 
 
 class ReplayError(Exception):
@@ -303,9 +308,10 @@ class LocalSession:
                 completed = operation.output is not UNSET
                 record = StepRecord(
                     idempotency_key=idempotency_key,
-                    request=_wire(body),
+                    request=_wire(body) if completed else None,
                     operation=operation.to_dict(),
                     step=self._step if completed else None,
+                    request_digest=fingerprint or None,
                 )
                 try:
                     commit(record)
@@ -355,8 +361,11 @@ class LocalSession:
             self._operations[operation.id] = operation
             key = record.get("idempotency_key")
             if key is not None:
-                # a key without its request (taken over from runtime 1.0.0) matches any body
-                fingerprint = "any" if request is None else _fingerprint(request)
+                # a key without its request or digest (taken over from runtime 1.0.0) matches
+                # any body
+                fingerprint = record.get("request_digest") or (
+                    "any" if request is None else _fingerprint(request)
+                )
                 self._keys[key] = (fingerprint, operation.id)
 
     def get_operation(self, operation_id: str) -> Any:

@@ -1,17 +1,21 @@
 """Where the server keeps its training sessions: in memory, bounded in number, and, with a state
 folder, on disk as a journal of steps and snapshots of tensors.
 
-Each session has a folder of its own in the state folder (named by a hash of its id)::
+One server at a time uses a state folder (``server.lock``, see ``_statedir``). Each session
+has a folder of its own in it, named by a hash of its tenant and id (of its id alone for the
+tenant of a server without keys, as before tenants existed)::
 
-    session.json          {"format": 2, "session_id": ..., "revision": ...}
+    session.json          {"format": 2, "session_id": ..., "tenant": ..., "revision": ...}
+                          (without "tenant": the tenant of a server without keys)
     journal               one line per operation, appended and flushed to the disk (fdatasync)
                           before the operation is answered: "<crc32 hex> <json>\\n", the JSON a
                           StepRecord with its sequence number ("seq"): the idempotency key, the
-                          request as the step read it, the operation and the step number (null for
-                          a failed operation, which changed nothing)
+                          request of a completed step as the step read it (of any other, only its
+                          digest), the operation and the step number (null for a failed operation,
+                          which changed nothing)
     snapshot-<seq>.pt     the session's tensors (parameters, optimizer state, step counter) after
                           record <seq>, written to a temporary file, flushed and renamed; only the
-                          newest is kept
+                          newest is kept (a temporary file left behind is removed at start)
 
 A step costs one appended line, whatever the session's age: the snapshot holds no operations, and
 is taken every ``snapshot_every`` completed steps (in a background thread, from a copy made
@@ -19,7 +23,10 @@ between two steps), when a session is evicted, and at shutdown. Loading a sessio
 snapshot that loads, takes back the operations and keys of every record, and applies again the
 steps recorded after the snapshot (the server computes their gradients again, from the same
 parameters). A record cut short at the end of the journal (the process was killed while writing
-it, so it was never answered) is dropped; damage anywhere else refuses to load the session.
+it, so it was never answered) is dropped; a last record that is whole but for its end of line is
+kept, and the end of line written; damage anywhere else refuses to load the session. What the
+server answers about a session that cannot be loaded names the session and the record, never a
+path of the server's disk (its log has those).
 
 A folder saved by runtime 1.0.0 (``<hash>.pt``, the whole state after every step) is taken over
 on first use: its operations become records of the journal and its tensors the first snapshot.
@@ -42,7 +49,9 @@ from typing import Any
 
 import torch
 
-from ._session import LocalSession, StepRecord
+from ._session import LocalSession, ReplayError, StepRecord
+from ._statedir import StateDirLock, remove_leftovers
+from ._tenants import NO_KEY
 
 __all__ = [
     "NotDurableError",
@@ -62,6 +71,9 @@ logger = logging.getLogger("together_rl_runtime.reference")
 SessionFactory = Callable[[], tuple[LocalSession, Callable[[], object]]]
 """Makes a new session (with ``rollback=True``) and the function that computes its gradients."""
 
+Name = tuple[str, str]
+"""A session's tenant and id: what names it in the store."""
+
 
 class NotDurableError(Exception):
     """The journal could not be written: the step was taken back and is not applied."""
@@ -75,13 +87,30 @@ class StateError(Exception):
     """A saved session cannot be loaded."""
 
 
-def session_folder(state_dir: Path, session_id: str) -> Path:
-    """The folder of a session's journal and snapshots."""
-    return state_dir / _digest(session_id)
+def session_folder(state_dir: Path, session_id: str, tenant: str = NO_KEY) -> Path:
+    """The folder of the journal and snapshots of ``tenant``'s session ``session_id``."""
+    return state_dir / _digest(session_id, tenant)
 
 
-def _digest(session_id: str) -> str:
-    return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+def _digest(session_id: str, tenant: str) -> str:
+    name = session_id if tenant == NO_KEY else f"{tenant}/{session_id}"
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _os_problem(exc: OSError) -> str:
+    """An OSError in words, without the path it may name."""
+    if exc.filename is None or exc.strerror is None:
+        return f"{type(exc).__name__}: {exc}"
+    return f"{type(exc).__name__}: [Errno {exc.errno}] {exc.strerror}"
+
+
+def _loading_problem(exc: Exception) -> str:
+    """Why a saved session did not load, in words that name no path."""
+    if isinstance(exc, (StateError, ReplayError)):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return _os_problem(exc)
+    return f"{type(exc).__name__} (the server's log has the details)"
 
 
 def _sync_folder(folder: Path) -> None:
@@ -114,10 +143,10 @@ class Journal:
         self._size = os.fstat(self._file.fileno()).st_size
 
     @staticmethod
-    def create(folder: Path, session_id: str, revision: str) -> None:
+    def create(folder: Path, session_id: str, tenant: str, revision: str) -> None:
         """Lay out a new session's folder, durably."""
         folder.mkdir(parents=True, exist_ok=True)
-        meta = {"format": FORMAT, "session_id": session_id, "revision": revision}
+        meta = {"format": FORMAT, "session_id": session_id, "tenant": tenant, "revision": revision}
         temporary = folder / f".{META}.tmp"
         with open(temporary, "w") as file:
             json.dump(meta, file)
@@ -130,33 +159,39 @@ class Journal:
 
     @staticmethod
     def read(folder: Path) -> list[dict[str, Any]]:
-        """Every record of the journal, in order. A last record without its end of line was cut
-        short while being written (so never answered) and is removed; a damaged record anywhere
-        else is a StateError."""
+        """Every record of the journal, in order, read a line at a time. The last line may lack
+        its end of line: where its checksum holds, the record is whole (it may have been
+        answered) and is kept, the end of line written after it; else it was cut short while
+        being written (so never answered) and is removed. A damaged record anywhere else is a
+        StateError (naming the record, not the file)."""
         path = folder / JOURNAL
-        data = path.read_bytes()
         records: list[dict[str, Any]] = []
-        offset = 0
-        while offset < len(data):
-            end = data.find(b"\n", offset)
-            if end < 0:
-                logger.warning(
-                    "%s: removing a record cut short at its end (%d bytes, never answered)",
-                    path,
-                    len(data) - offset,
-                )
-                with open(path, "r+b") as file:
+        with open(path, "r+b") as file:
+            offset, last = 0, b""
+            for line in file:
+                if not line.endswith(b"\n"):
+                    last = line
+                    break
+                records.append(_numbered(_parse(line[:-1]), len(records) + 1))
+                offset += len(line)
+            if last:
+                record = _parse(last)
+                if record is not None and record.get("seq") == len(records) + 1:
+                    logger.warning(
+                        "%s: the last record has no end of line; it is whole, and kept", path
+                    )
+                    records.append(record)
+                    file.seek(0, os.SEEK_END)
+                    file.write(b"\n")
+                else:
+                    logger.warning(
+                        "%s: removing a record cut short at its end (%d bytes, never answered)",
+                        path,
+                        len(last),
+                    )
                     file.truncate(offset)
-                    os.fsync(file.fileno())
-                break
-            record = _parse(data[offset:end])
-            number = len(records) + 1
-            if record is None:
-                raise StateError(f"{path}: record {number} is damaged")
-            if record.get("seq") != number:
-                raise StateError(f"{path}: record {number} has the number {record.get('seq')}")
-            records.append(record)
-            offset = end + 1
+                file.flush()
+                os.fsync(file.fileno())
         return records
 
     def append(self, record: StepRecord) -> None:
@@ -174,14 +209,14 @@ class Journal:
                 raise OSError(f"wrote {written} of {len(line)} bytes")
             _sync(self._file.fileno())
         except OSError as exc:
-            problem = f"the journal could not be written ({type(exc).__name__}: {exc})"
+            problem = f"the journal could not be written ({_os_problem(exc)})"
             try:
                 os.ftruncate(self._file.fileno(), size)
                 _sync(self._file.fileno())
             except OSError as again:
                 self.broken = (
-                    f"{problem}, nor cut back ({again}); the session takes no more steps until the "
-                    "server is restarted"
+                    f"{problem}, nor cut back ({_os_problem(again)}); the session takes no more "
+                    "steps until the server is restarted"
                 )
                 raise NotDurableError(self.broken) from exc
             raise NotDurableError(problem) from exc
@@ -190,6 +225,15 @@ class Journal:
 
     def close(self) -> None:
         self._file.close()
+
+
+def _numbered(record: dict[str, Any] | None, number: int) -> dict[str, Any]:
+    """``record``, where it is whole and the ``number``-th; else StateError."""
+    if record is None:
+        raise StateError(f"journal record {number} is damaged")
+    if record.get("seq") != number:
+        raise StateError(f"journal record {number} has the number {record.get('seq')}")
+    return record
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:
@@ -221,11 +265,15 @@ def write_snapshot(folder: Path, seq: int, state: Mapping[str, Any]) -> None:
     if path.exists():
         return
     temporary = folder / f".{path.name}.tmp"
-    with open(temporary, "wb") as file:
-        torch.save({"format": FORMAT, "seq": seq, "state": dict(state)}, file)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "wb") as file:
+            torch.save({"format": FORMAT, "seq": seq, "state": dict(state)}, file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     _sync_folder(folder)
     for older, old in _snapshots(folder):
         if older < seq:
@@ -235,8 +283,8 @@ def write_snapshot(folder: Path, seq: int, state: Mapping[str, Any]) -> None:
 class _Entry:
     """A session in memory, and who uses it."""
 
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
+    def __init__(self, name: Name) -> None:
+        self.name = name
         self.session: LocalSession | None = None
         self.gradients: Callable[[], object] | None = None
         self.journal: Journal | None = None
@@ -251,9 +299,13 @@ class _Entry:
 
 class SessionStore:
     """The sessions of a server: made by ``factory`` on a session id's first step, at most
-    ``max_sessions`` of them in memory (``None``: no bound).
+    ``max_sessions`` of them in memory (``None``: no bound). A session is named by its tenant
+    and its id (``tenant`` defaults to the tenant of a server without keys): the same id in two
+    tenants names two sessions, and neither tenant finds the other's.
 
-    With a ``state_dir``, every operation is in the session's journal before it is answered, the
+    With a ``state_dir``, the store holds the folder's lock from its making to :meth:`close`
+    (StateDirInUse where another server holds it) and removes the temporary files a stopped
+    server left; every operation is in the session's journal before it is answered, the
     least recently used session is moved to disk when the bound is passed (sessions in use stay,
     so the bound may be passed by as many as are used at once), and a session on disk is loaded on
     its next request. Without one, a new session beyond the bound is refused
@@ -279,14 +331,17 @@ class SessionStore:
         self.max_sessions = max_sessions
         self.snapshot_every = snapshot_every
         self._lock = threading.Lock()
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._entries: OrderedDict[Name, _Entry] = OrderedDict()
         self._fresh: dict[int, Callable[[], object]] = {}
         self._folder_locks = [threading.Lock() for _ in range(64)]
-        """Striped by session id: one writer or reader of a session's snapshots at a time."""
-        self._snapshots: queue.Queue[tuple[str, Path, int, dict[str, Any]] | None] = queue.Queue()
+        """Striped by session: one writer or reader of a session's snapshots at a time."""
+        self._snapshots: queue.Queue[tuple[Name, Path, int, dict[str, Any]] | None] = queue.Queue()
         self._writer: threading.Thread | None = None
+        self._owner: StateDirLock | None = None
         if state_dir is not None:
             state_dir.mkdir(parents=True, exist_ok=True)
+            self._owner = StateDirLock(state_dir)
+            remove_leftovers(state_dir)
             self._writer = threading.Thread(
                 target=self._write_snapshots, name="snapshots", daemon=True
             )
@@ -294,49 +349,50 @@ class SessionStore:
 
     # -- the Router's side --------------------------------------------------------------------
 
-    def find(self, session_id: str) -> LocalSession | None:
+    def find(self, session_id: str, tenant: str = NO_KEY) -> LocalSession | None:
         """The session of ``session_id`` (loaded from disk where it is there), marked in use
         until :meth:`release`; ``None`` where there is none. Never makes a session."""
+        name = (tenant, session_id)
         with self._lock:
-            entry = self._entries.get(session_id)
+            entry = self._entries.get(name)
             loading = entry is None
             if entry is not None:
                 entry.users += 1
-                self._entries.move_to_end(session_id)
-            elif self._on_disk(session_id):
-                entry = self._entries[session_id] = _Entry(session_id)
+                self._entries.move_to_end(name)
+            elif self._on_disk(name):
+                entry = self._entries[name] = _Entry(name)
             else:
                 return None
         if loading:
             try:
-                with self._folder_lock(session_id):
-                    self._load(session_id, entry)
+                with self._folder_lock(name):
+                    self._load(name, entry)
             except Exception as exc:
-                logger.exception("loading the saved session %r failed", session_id)
+                logger.exception(
+                    "loading the saved session %r (%s) failed", session_id, self._folder(name)
+                )
                 entry.error = (
-                    exc
-                    if isinstance(exc, StateError)
-                    else StateError(f"{type(exc).__name__}: {exc}")
+                    exc if isinstance(exc, StateError) else StateError(_loading_problem(exc))
                 )
                 with self._lock:
-                    self._entries.pop(session_id, None)
+                    self._entries.pop(name, None)
                 entry.ready.set()
                 raise entry.error from exc
             entry.ready.set()
-            self._bound(keep=session_id)
+            self._bound(keep=name)
             return entry.session
-        return self._ready(session_id, entry)
+        return self._ready(name, entry)
 
-    def _ready(self, session_id: str, entry: _Entry) -> LocalSession:
+    def _ready(self, name: Name, entry: _Entry) -> LocalSession:
         """The entry's session once it is loaded (StateError where loading failed)."""
         entry.ready.wait()
         if entry.error is not None:
-            self.release(session_id)
+            self.release(name[1], name[0])
             raise StateError(str(entry.error))
         assert entry.session is not None
         return entry.session
 
-    def fresh(self, session_id: str) -> LocalSession:
+    def fresh(self, session_id: str, tenant: str = NO_KEY) -> LocalSession:
         """A new session for ``session_id``, kept nowhere until :meth:`adopt`."""
         session, gradients = self._factory()
         with self._lock:
@@ -348,16 +404,17 @@ class SessionStore:
         with self._lock:
             self._fresh.pop(id(session), None)
 
-    def adopt(self, session_id: str, session: LocalSession) -> LocalSession:
+    def adopt(self, session_id: str, session: LocalSession, tenant: str = NO_KEY) -> LocalSession:
         """Keep ``session`` (from :meth:`fresh`) as the session of ``session_id``, in use until
         :meth:`release`; where another request made it first, that one. With a state folder, its
         folder is laid out now (NotDurableError where it cannot be)."""
+        name = (tenant, session_id)
         with self._lock:
             gradients = self._fresh.pop(id(session), None)
-            existing = self._entries.get(session_id)
+            existing = self._entries.get(name)
             if existing is not None:
                 existing.users += 1
-                self._entries.move_to_end(session_id)
+                self._entries.move_to_end(name)
             elif (
                 self.state_dir is None
                 and self.max_sessions is not None
@@ -369,47 +426,47 @@ class SessionStore:
                     f"{session_id!r} was made"
                 )
             else:
-                entry = self._entries[session_id] = _Entry(session_id)
+                entry = self._entries[name] = _Entry(name)
         if existing is not None:
-            return self._ready(session_id, existing)
+            return self._ready(name, existing)
         entry.session, entry.gradients = session, gradients
         if self.state_dir is not None:
-            folder = session_folder(self.state_dir, session_id)
+            folder = self._folder(name)
             try:
-                Journal.create(folder, session_id, self._revision)
+                Journal.create(folder, session_id, tenant, self._revision)
                 entry.journal = Journal(folder, 0)
             except OSError as exc:
                 with self._lock:
-                    self._entries.pop(session_id, None)
+                    self._entries.pop(name, None)
                 entry.error = exc
                 entry.ready.set()
                 raise NotDurableError(
-                    f"the session's folder could not be made ({type(exc).__name__}: {exc})"
+                    f"the session's folder could not be made ({_os_problem(exc)})"
                 ) from exc
         entry.ready.set()
-        self._bound(keep=session_id)
+        self._bound(keep=name)
         return session
 
-    def release(self, session_id: str) -> None:
+    def release(self, session_id: str, tenant: str = NO_KEY) -> None:
         """The end of a use that :meth:`find` or :meth:`adopt` began."""
         with self._lock:
-            entry = self._entries.get(session_id)
+            entry = self._entries.get((tenant, session_id))
             if entry is not None:
                 entry.users -= 1
         self._bound()
 
-    def gradients(self, session_id: str) -> Callable[[], object] | None:
+    def gradients(self, session_id: str, tenant: str = NO_KEY) -> Callable[[], object] | None:
         with self._lock:
-            entry = self._entries.get(session_id)
+            entry = self._entries.get((tenant, session_id))
         return None if entry is None else entry.gradients
 
-    def commit(self, session_id: str) -> Callable[[StepRecord], None] | None:
+    def commit(self, session_id: str, tenant: str = NO_KEY) -> Callable[[StepRecord], None] | None:
         """What records a step of the session before it counts (``None`` without a state
         folder)."""
         if self.state_dir is None:
             return None
         with self._lock:
-            entry = self._entries[session_id]
+            entry = self._entries[(tenant, session_id)]
 
         def commit(record: StepRecord) -> None:
             assert entry.journal is not None and entry.session is not None
@@ -422,15 +479,16 @@ class SessionStore:
 
         return commit
 
-    def ids(self) -> list[str]:
+    def ids(self, tenant: str = NO_KEY) -> list[str]:
+        """The ids of ``tenant``'s sessions in memory."""
         with self._lock:
-            return sorted(self._entries)
+            return sorted(sid for owner, sid in self._entries if owner == tenant)
 
     # -- lifetime -----------------------------------------------------------------------------
 
     def close(self) -> None:
         """Snapshot every session changed since its last snapshot, wait for the snapshots to be
-        written and close the journals (at shutdown)."""
+        written, close the journals and give up the state folder (at shutdown)."""
         with self._lock:
             entries = list(self._entries.values())
         for entry in entries:
@@ -440,28 +498,39 @@ class SessionStore:
         if self._writer is not None:
             self._snapshots.put(None)
             self._writer.join()
+        if self._owner is not None:
+            self._owner.release()
 
     # -- inside -------------------------------------------------------------------------------
 
-    def _folder_lock(self, session_id: str) -> threading.Lock:
-        return self._folder_locks[hash(session_id) % len(self._folder_locks)]
+    def _folder(self, name: Name) -> Path:
+        assert self.state_dir is not None
+        return session_folder(self.state_dir, name[1], name[0])
 
-    def _on_disk(self, session_id: str) -> bool:
+    def _folder_lock(self, name: Name) -> threading.Lock:
+        return self._folder_locks[hash(name) % len(self._folder_locks)]
+
+    def _on_disk(self, name: Name) -> bool:
         if self.state_dir is None:
             return False
-        folder = session_folder(self.state_dir, session_id)
+        folder = self._folder(name)
         return (folder / META).is_file() or (self.state_dir / f"{folder.name}.pt").is_file()
 
-    def _load(self, session_id: str, entry: _Entry) -> None:
+    def _load(self, name: Name, entry: _Entry) -> None:
         assert self.state_dir is not None
-        folder = session_folder(self.state_dir, session_id)
+        tenant, session_id = name
+        folder = self._folder(name)
         session, gradients = self._factory()
         legacy = self.state_dir / f"{folder.name}.pt"
         if not (folder / META).is_file() and legacy.is_file():
             self._take_over(session_id, session, legacy, folder)
         meta = json.loads((folder / META).read_text())
-        if meta.get("format") != FORMAT or meta.get("session_id") != session_id:
-            raise StateError(f"{folder / META}: not a session {session_id!r} of this format")
+        if (
+            meta.get("format") != FORMAT
+            or meta.get("session_id") != session_id
+            or meta.get("tenant", NO_KEY) != tenant
+        ):
+            raise StateError("its folder holds another session, or one of another format")
         records = Journal.read(folder)
         snapshot_seq = 0
         for seq, path in _snapshots(folder):
@@ -476,7 +545,8 @@ class SessionStore:
             break
         if snapshot_seq > len(records):
             raise StateError(
-                f"{folder}: the snapshot follows record {snapshot_seq}, the journal ends sooner"
+                f"its snapshot follows journal record {snapshot_seq}, and the journal ends with "
+                f"record {len(records)}"
             )
         for record in records:
             session._restore_record(record, apply=record["seq"] > snapshot_seq, gradients=gradients)
@@ -492,7 +562,7 @@ class SessionStore:
     ) -> None:
         """Turn a session saved by runtime 1.0.0 into a journal and a snapshot."""
         saved = torch.load(legacy, weights_only=True)["state"]
-        Journal.create(folder, session_id, self._revision)
+        Journal.create(folder, session_id, NO_KEY, self._revision)
         journal = Journal(folder, 0)
         by_operation = {entry[1]: key for key, entry in saved["idempotency_keys"].items()}
         try:
@@ -515,7 +585,7 @@ class SessionStore:
         write_snapshot(folder, journal.seq, state)
         legacy.unlink()
 
-    def _bound(self, keep: str | None = None) -> None:
+    def _bound(self, keep: Name | None = None) -> None:
         """Move least recently used sessions to disk while more than ``max_sessions`` are in
         memory (not those in use)."""
         if self.max_sessions is None or self.state_dir is None:
@@ -526,24 +596,24 @@ class SessionStore:
                     return
                 victim = next(
                     (
-                        (sid, entry)
-                        for sid, entry in self._entries.items()
+                        (name, entry)
+                        for name, entry in self._entries.items()
                         if entry.users == 0
                         and not entry.evicting
-                        and sid != keep
+                        and name != keep
                         and entry.session is not None
                     ),
                     None,
                 )
                 if victim is None:
                     return
-                session_id, entry = victim
+                name, entry = victim
                 entry.evicting = True
             self._snapshot_now(entry)
             with self._lock:
                 entry.evicting = False
-                if entry.users == 0 and self._entries.get(session_id) is entry:
-                    del self._entries[session_id]
+                if entry.users == 0 and self._entries.get(name) is entry:
+                    del self._entries[name]
                     assert entry.journal is not None
                     entry.journal.close()
 
@@ -556,7 +626,7 @@ class SessionStore:
             state = entry.session._tensor_state()
             entry.snapshot_seq, entry.steps_since_snapshot = seq, 0
         try:
-            with self._folder_lock(entry.session_id):
+            with self._folder_lock(entry.name):
                 write_snapshot(entry.journal.folder, seq, state)
         except OSError as exc:
             logger.warning(
@@ -566,16 +636,16 @@ class SessionStore:
     def _snapshot_later(self, entry: _Entry, state: dict[str, Any]) -> None:
         assert entry.journal is not None
         entry.snapshot_seq, entry.steps_since_snapshot = entry.journal.seq, 0
-        self._snapshots.put((entry.session_id, entry.journal.folder, entry.journal.seq, state))
+        self._snapshots.put((entry.name, entry.journal.folder, entry.journal.seq, state))
 
     def _write_snapshots(self) -> None:
         while True:
             job = self._snapshots.get()
             if job is None:
                 return
-            session_id, folder, seq, state = job
+            name, folder, seq, state = job
             try:
-                with self._folder_lock(session_id):
+                with self._folder_lock(name):
                     write_snapshot(folder, seq, state)
             except OSError as exc:
                 logger.warning(

@@ -9,6 +9,7 @@ import httpx
 
 from ._definition import ReferenceRevision
 from ._routes import Router, Sessions, SessionSource
+from ._tenants import Keys
 
 __all__ = ["LocalTransport"]
 
@@ -29,7 +30,8 @@ class LocalTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     """The revision whose requests the transport answers (set by the revision's package)."""
 
     def __init__(self, sessions: SessionSource, *, api_key: str | None = None) -> None:
-        self.router = Router(Sessions(sessions), self.revision, api_key=api_key)
+        keys = None if api_key is None else Keys([api_key])
+        self.router = Router(Sessions(sessions), self.revision, keys=keys)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         status, payload, headers = self.router.handle(

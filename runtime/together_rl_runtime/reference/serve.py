@@ -11,7 +11,12 @@ default from a demonstration model (a small regression network on a fixed random
 deterministic for a given ``--seed``), or from your model with ``--model module:function``, where
 ``function(seed)`` returns the ``torch.nn.Module`` and a function that returns the loss of a step.
 ``--state-dir`` keeps a journal of every session's steps, flushed to the disk before each answer,
-and snapshots of its tensors, so that a restarted server continues where it stopped.
+and snapshots of its tensors, so that a restarted server continues where it stopped; one server
+at a time uses a state folder.
+
+With API keys (``--api-keys-file``, or ``TOGETHER_RL_REFERENCE_API_KEYS``), a request needs one
+of them, and each key sees only its own sessions. Without, the server listens on loopback only
+(``--no-auth`` lets it listen elsewhere, open to anyone who reaches it).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import asyncio
 import functools
 import http
 import importlib
+import ipaddress
 import json
 import logging
 import os
@@ -30,7 +36,7 @@ import socket
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +50,12 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .._model import UNSET
 from . import distributed
+from ._connections import RETRY_AFTER, Budget, Gate, Verdict, raise_file_limit
 from ._routes import Router, error
 from ._session import LocalSession
+from ._statedir import StateDirInUse
 from ._store import SessionStore
+from ._tenants import KEYS_ENV, NO_KEY, Keys, KeysError, keys_from_environment, read_keys_file
 
 __all__ = ["ModelFactory", "ReferenceServer", "demo_model", "main", "make_server"]
 
@@ -82,11 +91,13 @@ def demo_model(seed: int) -> tuple[nn.Module, Callable[[], Tensor]]:
 
 
 class _StepLog:
-    """Logs each step (``--log-steps``): session, operation, status and the settings it used."""
+    """Logs each step (``--log-steps``): tenant (the name the state folder knows it by, never
+    its key; absent without keys), session, operation, status and the settings it used."""
 
-    def __call__(self, session_id: str, session: LocalSession, operation: Any) -> None:
+    def __call__(self, tenant: str, session_id: str, session: LocalSession, operation: Any) -> None:
         completed = operation.output is not UNSET
         line = {
+            **({} if tenant == NO_KEY else {"tenant": tenant}),
             "session": session_id,
             "operation": operation.id,
             "status": str(operation.status),
@@ -121,13 +132,18 @@ class _Limits:
     max_url_bytes: int = MAX_URL_BYTES
 
 
-def _answer_bytes(status: int, payload: dict[str, Any], *, close: bool) -> bytes:
+def _answer_bytes(
+    status: int, payload: dict[str, Any], *, close: bool, headers: Mapping[str, str]
+) -> bytes:
     """A whole JSON answer, as it goes on the wire (for answers written outside the app)."""
     body = json.dumps(payload).encode()
     phrase = http.HTTPStatus(status).phrase
     head = (
         f"HTTP/1.1 {status} {phrase}\r\ncontent-type: application/json\r\n"
-        f"content-length: {len(body)}\r\n" + ("connection: close\r\n" if close else "") + "\r\n"
+        f"content-length: {len(body)}\r\n"
+        + "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        + ("connection: close\r\n" if close else "")
+        + "\r\n"
     )
     return head.encode("ascii") + body
 
@@ -205,11 +221,15 @@ def _described(exc: h11.RemoteProtocolError | None, limits: _Limits) -> tuple[in
 class _Protocol(H11Protocol):
     """uvicorn's HTTP/1.1 over h11, with the server's limits, a deadline on each whole request
     (from its first byte, or from the connection's start, to its last byte of body), and every
-    refusal answered in the API's JSON format, then the connection closed gracefully."""
+    refusal answered in the API's JSON format, then the connection closed gracefully. The
+    ``gate`` counts the connections: one beyond the server's bound is answered 503 with
+    ``Retry-After`` as soon as it is made (or, past the refusals the bound allows, closed)."""
 
-    def __init__(self, *args: Any, limits: _Limits, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, limits: _Limits, gate: Gate, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.limits = limits
+        self.gate = gate
+        self.verdict: Verdict | None = None
         self.strict = self.conn = _StrictConnection(limits)
         self._deadline: asyncio.TimerHandle | None = None
         self._receiving = False
@@ -217,16 +237,33 @@ class _Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
+        self.verdict = self.gate.enter()
+        if self.verdict is Verdict.DROP:
+            transport.abort()  # type: ignore[attr-defined]
+            return
         # answers are small and written in parts (head, body): send each at once rather than
         # waiting for the client's delayed ACK (asyncio sets this only on sockets made with
         # IPPROTO_TCP)
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.verdict is Verdict.REFUSE:
+            bound = self.gate.budget.connections
+            self._refuse(
+                503,
+                f"the server holds as many connections as it serves at once ({bound}, "
+                f"--max-connections); try again in {RETRY_AFTER} s",
+                kind="server_error",
+                headers={"retry-after": str(RETRY_AFTER), "x-should-retry": "true"},
+            )
+            return
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self.verdict is not None:
+            self.gate.leave(self.verdict)
+            self.verdict = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -282,7 +319,14 @@ class _Protocol(H11Protocol):
             "(--read-timeout)",
         )
 
-    def _refuse(self, status: int, message: str) -> None:
+    def _refuse(
+        self,
+        status: int,
+        message: str,
+        *,
+        kind: str = "invalid_request_error",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         """Answer ``status`` with an ErrorData body and close: the client's further bytes are
         read and dropped for a while first, so that it reads the answer rather than a reset."""
         self._disarm()
@@ -296,8 +340,8 @@ class _Protocol(H11Protocol):
             cycle.disconnected = True  # the application's answer, if any, goes nowhere
             cycle.message_event.set()
         self.logger.info("refused a request: %d %s", status, message)
-        _, payload, _ = error(status, "invalid_request_error", message)
-        self.transport.write(_answer_bytes(status, payload, close=True))
+        _, payload, extra = error(status, kind, message, headers=headers)
+        self.transport.write(_answer_bytes(status, payload, close=True, headers=extra))
         if self.transport.can_write_eof():
             self.transport.write_eof()
         self.transport.resume_reading()
@@ -368,7 +412,11 @@ class ReferenceServer:
     a head over 16 KiB with 431, a transfer coding other than chunked with 501, and malformed
     framing (a bad chunk size or Content-Length, two different Content-Lengths, both
     Content-Length and Transfer-Encoding) with 400: each with an ErrorData body, then the
-    connection is closed."""
+    connection is closed.
+
+    It serves ``budget.connections`` connections at once (by default three quarters of what the
+    file limit leaves, see ``_connections``); one beyond is answered 503 with ``Retry-After``
+    and closed, so that a flood of connections never takes the files the server needs."""
 
     def __init__(
         self,
@@ -379,20 +427,25 @@ class ReferenceServer:
         max_body_bytes: int = MAX_BODY_BYTES,
         read_timeout: float = READ_TIMEOUT,
         backlog: int = BACKLOG,
+        budget: Budget | None = None,
     ) -> None:
+        if budget is None:
+            budget = Budget.of(raise_file_limit(), own_files=WORKERS + 1, backlog=backlog)
+        self.budget = budget
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((host, port))
-        self.socket.listen(backlog)
+        self.socket.listen(budget.backlog)
         self.socket.set_inheritable(True)
         self.host = host
         self.server_port: int = self.socket.getsockname()[1]
         self.executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="reference")
         limits = _Limits(max_body_bytes, read_timeout)
+        protocol = functools.partial(_Protocol, limits=limits, gate=Gate(budget))
         config = uvicorn.Config(
             _App(router, limits, self.executor),
-            http=functools.partial(_Protocol, limits=limits),  # type: ignore[arg-type]
+            http=protocol,  # type: ignore[arg-type]
             interface="asgi3",
             lifespan="off",
             ws="none",
@@ -400,7 +453,7 @@ class ReferenceServer:
             log_config=None,
             access_log=False,
             server_header=False,
-            backlog=backlog,
+            backlog=budget.backlog,
             timeout_keep_alive=max(1, int(read_timeout)),
             timeout_graceful_shutdown=5,
             h11_max_incomplete_event_size=MAX_HEAD_BYTES,
@@ -447,11 +500,17 @@ def make_server(
     *,
     max_body_bytes: int = MAX_BODY_BYTES,
     read_timeout: float = READ_TIMEOUT,
+    budget: Budget | None = None,
 ) -> ReferenceServer:
     """An HTTP/1.1 server answering the API's optim-step operations with ``router`` (see
     :class:`ReferenceServer`)."""
     return ReferenceServer(
-        host, port, router, max_body_bytes=max_body_bytes, read_timeout=read_timeout
+        host,
+        port,
+        router,
+        max_body_bytes=max_body_bytes,
+        read_timeout=read_timeout,
+        budget=budget,
     )
 
 
@@ -481,7 +540,10 @@ def main(
         return distributed.serve_ranks(argv, session_class=session_class, prog=prog, serve=main)
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1); an address other than loopback needs "
+        "API keys, or --no-auth",
     )
     parser.add_argument(
         "--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)"
@@ -517,9 +579,22 @@ def main(
         "recently used is moved to --state-dir, or without one a new session is refused (429)",
     )
     parser.add_argument(
+        "--api-keys-file",
+        type=Path,
+        help="the API keys the server accepts, one a line (blank lines and # comments skipped); "
+        f"each key sees only its own sessions. Keys also come from {KEYS_ENV} (separated by "
+        "commas or whitespace)",
+    )
+    parser.add_argument(
         "--api-key",
-        default=os.environ.get("TOGETHER_API_KEY"),
-        help="require this bearer token (default: TOGETHER_API_KEY; none: no check)",
+        help="deprecated, as every user of the machine sees it (ps): one more API key; use "
+        f"--api-keys-file or {KEYS_ENV}",
+    )
+    parser.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="serve without API keys on an address other than loopback, on purpose: anyone who "
+        "reaches it uses every session",
     )
     parser.add_argument(
         "--log-steps",
@@ -539,21 +614,56 @@ def main(
         help=f"seconds a whole request, head and body, may take to arrive (408 after), and an "
         f"idle connection stays open (default: {READ_TIMEOUT:g})",
     )
+    parser.add_argument(
+        "--max-connections",
+        type=_positive,
+        help="connections served at once (default: three quarters of what the file limit, "
+        "ulimit -n, leaves the server); one beyond is answered 503 with Retry-After",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", stream=sys.stderr)
+    try:
+        keys = _api_keys(args, os.environ)
+    except KeysError as exc:
+        parser.error(str(exc))
+    if keys and args.no_auth:
+        parser.error("--no-auth serves without API keys, but keys were given")
+    loopback = _loopback(args.host)
+    if not keys and not args.no_auth and not loopback:
+        parser.error(
+            f"--host {args.host} is not a loopback address, and the server has no API key: "
+            "anyone who reaches it would use every session. Give it keys (--api-keys-file, or "
+            f"{KEYS_ENV}), or pass --no-auth to serve without them on purpose"
+        )
+    own_files = WORKERS + 1 + (args.max_sessions if args.state_dir else 0)
+    try:
+        budget = Budget.of(
+            raise_file_limit(),
+            own_files=own_files,
+            backlog=BACKLOG,
+            connections=args.max_connections,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
     options = {"optimizer": args.optimizer, "muon_scaling": args.muon_scaling}
     revision = session_class.revision
-    store = SessionStore(
-        session_factory(session_class, _factory(args.model), args.seed, options),
-        revision.revision,
-        state_dir=args.state_dir,
-        max_sessions=args.max_sessions,
-        snapshot_every=args.snapshot_every,
-    )
+    try:
+        store = SessionStore(
+            session_factory(session_class, _factory(args.model), args.seed, options),
+            revision.revision,
+            state_dir=args.state_dir,
+            max_sessions=args.max_sessions,
+            snapshot_every=args.snapshot_every,
+        )
+    except StateDirInUse as exc:
+        raise SystemExit(str(exc)) from None
+    except OSError as exc:
+        raise SystemExit(f"--state-dir {args.state_dir}: {exc}") from None
+    keyring = Keys(keys) if keys else None
     router = Router(
         store,
         revision,
-        api_key=args.api_key or None,
+        keys=keyring,
         gradients=store.gradients,
         after_step=_StepLog() if args.log_steps else None,
     )
@@ -564,6 +674,7 @@ def main(
             router,
             max_body_bytes=args.max_body_bytes,
             read_timeout=args.read_timeout,
+            budget=budget,
         )
     except OSError as exc:
         store.close()
@@ -577,7 +688,8 @@ def main(
             if args.state_dir
             else "not saved (--state-dir)"
         )
-        + ("; API key required" if args.api_key else ""),
+        + "; "
+        + _access(0 if keyring is None else len(keyring), loopback=loopback),
         flush=True,
     )
     try:
@@ -586,6 +698,46 @@ def main(
         server.server_close()
         store.close()
     return 0
+
+
+def _api_keys(args: argparse.Namespace, environ: Mapping[str, str]) -> list[str]:
+    """The API keys of the command line and the environment (KeysError where one is
+    malformed). ``TOGETHER_API_KEY``, the client's own key, is never one."""
+    keys = keys_from_environment(environ)
+    if args.api_keys_file is not None:
+        keys += read_keys_file(args.api_keys_file)
+    if args.api_key:
+        sys.stderr.write(
+            "warning: --api-key is deprecated: every user of this machine can read it (ps); "
+            f"give keys in --api-keys-file or {KEYS_ENV}\n"
+        )
+        keys.append(args.api_key)
+    if not keys and "TOGETHER_API_KEY" in environ:
+        sys.stderr.write(
+            "note: the server does not read TOGETHER_API_KEY (the client's key); give it keys "
+            f"in --api-keys-file or {KEYS_ENV}\n"
+        )
+    return keys
+
+
+def _loopback(host: str) -> bool:
+    """Whether every address ``host`` names is a loopback address (only this machine reaches
+    it)."""
+    try:
+        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return False
+    addresses = {str(info[4][0]).partition("%")[0] for info in found}
+    return bool(addresses) and all(ipaddress.ip_address(a).is_loopback for a in addresses)
+
+
+def _access(keys: int, *, loopback: bool) -> str:
+    """Who may use the server, as its banner says."""
+    if keys:
+        return f"{keys} API key{'s' if keys != 1 else ''}, each seeing only its own sessions"
+    if loopback:
+        return "no API key: on loopback only, where every client sees every session"
+    return "no API key (--no-auth): anyone who reaches it uses every session"
 
 
 def _positive(text: str) -> int:
