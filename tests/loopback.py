@@ -8,6 +8,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -50,6 +51,12 @@ class LoopbackServer:
 
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def handle(self) -> None:
+                try:
+                    super().handle()
+                except ConnectionResetError:  # the client closed with the answer unread (bounds)
+                    pass
 
             def _handle(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -127,3 +134,84 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+class DripServer:
+    """A server on 127.0.0.1 that answers every request a byte at a time, each byte
+    ``interval`` seconds after the one before (well within any read timeout), and never finishes
+    the answer: only the client's own bound ends the exchange. With ``head``, it is the head of
+    the response that never ends (one header line after another); else the head comes at once
+    and then a body without end. After ``give_up`` seconds it closes the connection, so that a
+    client without a bound fails with a broken answer rather than hanging the test."""
+
+    def __init__(self, *, head: bool, interval: float = 0.01, give_up: float = 30.0) -> None:
+        self.drip_head = head
+        self.interval = interval
+        self.give_up = give_up
+        self.connections = 0
+        self._stop = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def url(self) -> str:
+        host, port = self._listener.getsockname()[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> DripServer:
+        thread = threading.Thread(target=self._accept, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() under way
+        except OSError:
+            pass
+        self._listener.close()
+        for thread in list(self._threads):
+            thread.join(timeout=5)
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._listener.accept()
+            except OSError:  # the listener was closed
+                return
+            self.connections += 1
+            thread = threading.Thread(target=self._drip, args=(connection,), daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _drip(self, connection: socket.socket) -> None:
+        with connection:
+            received = b""
+            while b"\r\n\r\n" not in received:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    return
+                received += chunk
+            if self.drip_head:
+                endless = _forever(b"HTTP/1.1 200 OK\r\n", b"X-Drip: a\r\n")
+            else:
+                head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                connection.sendall(head + b"Content-Length: 1000000\r\n\r\n")
+                endless = _forever(b"", b" ")  # JSON allows any amount of white space
+            ends = time.monotonic() + self.give_up
+            for part in endless:
+                for byte in part:
+                    if self._stop.wait(self.interval) or time.monotonic() > ends:
+                        return
+                    try:
+                        connection.sendall(bytes([byte]))
+                    except OSError:  # the client gave up
+                        return
+
+
+def _forever(first: bytes, then: bytes) -> Iterator[bytes]:
+    """``first``, then ``then`` again and again."""
+    yield first
+    while True:
+        yield then

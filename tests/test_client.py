@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
+import json
 import logging
 import threading
 import time
 
 import facts
+import httpx
 import pytest
+import together_rl_runtime as runtime
 from conftest import ROOT
-from loopback import LoopbackServer, Reply, free_port
+from loopback import DripServer, LoopbackServer, Reply, free_port
 from packages import REVISIONS, load, models
 
 from generator.examples import sample
@@ -315,6 +319,78 @@ def test_timeouts_raise_api_timeout_error_and_a_post_is_not_resent(server):
         with pytest.raises(pkg.APITimeoutError):
             client.get_optim_step_operation(SESSION, "op-1")
     assert [s.method for s in server.seen] == ["POST", "GET", "GET"]
+
+
+# -- the bounds of a call: how much the server sends, and how slowly --------------------------------
+
+
+def test_a_body_that_decodes_past_the_limit_raises_our_error(server):
+    """64 KiB of gzip that would decode to 64 MiB, against a limit of 1 MiB; a body within the
+    limit is decoded and read."""
+    server.script(
+        Reply(200, gzip.compress(b"0" * (64 << 20)), headers={"Content-Encoding": "gzip"}),
+        Reply(200, gzip.compress(json.dumps(operation()).encode()), {"Content-Encoding": "gzip"}),
+    )
+    with client_for("f4885bc38424", server, max_response_bytes=1 << 20) as client:
+        with pytest.raises(runtime.APIResponseTooLargeError) as caught:
+            client.get_optim_step_operation(SESSION, "op-1")
+        assert client.get_optim_step_operation(SESSION, "op-1").id == "op-1"
+    assert caught.value.limit == 1 << 20
+    assert "over the limit of 1 MiB (1048576 bytes) (the client's max_response_bytes)" in str(
+        caught.value
+    )
+
+
+def errors_of_optim_step(url, **options):
+    """The error that optim_step raises through the sync client, the async one, and the sync one
+    over an ``httpx.Client`` of the caller's own (None where it returns)."""
+    pkg = load("f4885bc38424")
+
+    def sync(**more):
+        with pkg.Client(api_key=KEY, base_url=url, **options, **more) as client:
+            client.optim_step(SESSION)
+
+    async def in_async():
+        async with pkg.AsyncClient(api_key=KEY, base_url=url, **options) as client:
+            await client.optim_step(SESSION)
+
+    def over_own_pool():
+        with httpx.Client() as own:
+            sync(http_client=own)
+
+    errors = []
+    for call in (sync, lambda: asyncio.run(in_async()), over_own_pool):
+        try:
+            call()
+            errors.append(None)
+        except pkg.APIError as exc:
+            errors.append(exc)
+    return errors
+
+
+@pytest.mark.slow  # waits real seconds: the bound of each attempt
+@pytest.mark.parametrize("head", [True, False], ids=["head", "body"])
+def test_a_server_that_drips_its_answer_is_cut_at_the_timeout(head):
+    """The server sends a byte every 10 ms without end (a header line after another, or a body
+    of white space): each read is in time, and only the bound of the attempt as a whole ends
+    the call; the server gives up after 30 s, which an unbounded call would fail on."""
+    with DripServer(head=head) as server:
+        errors = errors_of_optim_step(server.url, timeout=0.5, max_retries=0)
+    assert [type(e) for e in errors] == [load("f4885bc38424").APITimeoutError] * 3
+    assert server.connections == 3
+
+
+@pytest.mark.slow  # waits real seconds: the deadline
+def test_the_deadline_ends_a_call_whose_attempts_are_each_cut_at_the_timeout():
+    """Each attempt of a GET is cut at 0.5 s and retried; six would take 3 s at least, and the
+    deadline of 1.2 s ends the call first."""
+    pkg = load("f4885bc38424")
+    with DripServer(head=False) as server:
+        with pkg.Client(
+            api_key=KEY, base_url=server.url, timeout=0.5, max_retries=5, deadline=1.2
+        ) as client:
+            with pytest.raises(pkg.APITimeoutError, match="within its deadline of 1.2 s"):
+                client.get_optim_step_operation(SESSION, "op-1")
 
 
 # -- waiting ------------------------------------------------------------------------------------------

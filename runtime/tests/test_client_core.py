@@ -5,9 +5,12 @@ against real servers in the project's tests; these run on every Python the runti
 from __future__ import annotations
 
 import asyncio
+import gzip
 import logging
+import tracemalloc
 import uuid
-from collections.abc import Callable, Mapping
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -94,6 +97,16 @@ class Client(rt.SyncAPIClient):
         request = self._build_request("POST", f"/things/{thing}", json={})
         return self._parse(self._send(request, resendable=False), Operation.from_dict, None)
 
+    def get(self, thing: str) -> Operation:
+        """A GET, which may be sent again."""
+        request = self._build_request("GET", f"/things/{thing}")
+        return self._parse(self._send(request, resendable=True), Operation.from_dict, None)
+
+    def watch(self, thing: str) -> Iterator[rt.ServerSentEvent]:
+        """An operation that streams events."""
+        request = self._build_request("GET", f"/things/{thing}/events", accept="text/event-stream")
+        return self._events(request, resendable=True, error=None)
+
     def wait(self, operation_or_id: Operation | str, *, timeout: float = 5.0) -> Operation:
         return self._wait(
             operation_or_id,
@@ -113,6 +126,10 @@ class AsyncClient(rt.AsyncAPIClient):
         request = self._build_request("POST", f"/things/{thing}", json={})
         response = await self._send(request, resendable=False)
         return self._parse(response, Operation.from_dict, None)
+
+    async def watch(self, thing: str) -> AsyncIterator[rt.ServerSentEvent]:
+        request = self._build_request("GET", f"/things/{thing}/events", accept="text/event-stream")
+        return await self._events(request, resendable=True, error=None)
 
     async def wait(self, operation_id: str) -> Operation:
         return await self._wait(
@@ -426,3 +443,233 @@ def test_credentials_travel_as_each_operation_s_scheme_says(monkeypatch):
     assert "authorization" not in c.call(None).headers
     with pytest.raises(rt.ConfigurationError, match="user:password"):
         OpenClient(api_key="no-colon").call("login")
+
+
+# -- the bounds of a call: the size of an answer and the time it takes ---------------------------
+
+LIMIT = 1 << 20
+
+
+def flood(piece: bytes, pulled: list[bytes]) -> Iterator[bytes]:
+    """A body of ``piece`` again and again, four times the limit (so that a client that read
+    past the limit would fail on the body, not hang); ``pulled`` gets each piece as it is
+    taken."""
+    for _ in range(4 * LIMIT // len(piece) + 1):
+        pulled.append(piece)
+        yield piece
+
+
+async def aflood(piece: bytes, pulled: list[bytes], pause: float = 0.0) -> AsyncIterator[bytes]:
+    """:func:`flood`, for the async client, ``pause`` seconds between pieces."""
+    for _ in range(4 * LIMIT // len(piece) + 1):
+        pulled.append(piece)
+        yield piece
+        await asyncio.sleep(pause)
+
+
+def streamed(body: Any, **headers: str) -> httpx.Response:
+    """A 200 response whose body the client reads as it arrives."""
+    return httpx.Response(200, content=body, headers=headers)
+
+
+async def a_plain(transport: httpx.MockTransport, **options: Any) -> Operation:
+    async with AsyncClient(api_key="k", transport=transport, **options) as c:
+        return await c.plain("a")
+
+
+def test_a_body_is_read_up_to_the_limit_and_no_further():
+    """Sync and async alike: the body passes the limit in its 17th piece of 64 KiB, the last one
+    taken from the server."""
+    pulled: list[bytes] = []
+    with client(scripted(streamed(flood(b" " * 65536, pulled)))[1], max_response_bytes=LIMIT) as c:
+        with pytest.raises(rt.APIResponseTooLargeError) as caught:
+            c.plain("a")
+    assert (caught.value.limit, caught.value.status_code, len(pulled)) == (LIMIT, 200, 17)
+    assert str(caught.value) == (
+        "POST https://api.example.com/v1/things/a: the body of the 200 response is over the "
+        "limit of 1 MiB (1048576 bytes) (the client's max_response_bytes)"
+    )
+    pulled.clear()
+    transport = scripted(streamed(aflood(b" " * 65536, pulled)))[1]
+    with pytest.raises(rt.APIResponseTooLargeError, match="over the limit of 1 MiB"):
+        asyncio.run(a_plain(transport, max_response_bytes=LIMIT))
+    assert len(pulled) == 17
+
+
+def test_a_body_declared_over_the_limit_is_not_read_and_an_error_s_body_is_bounded_too():
+    pulled: list[bytes] = []
+    answer = streamed(flood(b"{}", pulled), **{"content-length": str(LIMIT + 1)})
+    with client(scripted(answer)[1], max_response_bytes=LIMIT) as c:
+        with pytest.raises(rt.APIResponseTooLargeError):
+            c.plain("a")
+    assert pulled == []
+    error = httpx.Response(404, content=flood(b"no " * 1000, pulled))
+    with client(scripted(error)[1], max_response_bytes=LIMIT) as c:
+        with pytest.raises(rt.APIResponseTooLargeError, match="the body of the 404 response"):
+            c.plain("a")
+
+
+def gzip_bomb(size: int) -> bytes:
+    """A gzip body of about ``size`` / 1000 bytes that decodes to ``size`` bytes."""
+    compressor = zlib.compressobj(wbits=zlib.MAX_WBITS | 16)
+    megabyte = b"0" * (1 << 20)
+    return b"".join(compressor.compress(megabyte) for _ in range(size >> 20)) + compressor.flush()
+
+
+def test_a_gzip_bomb_is_decoded_no_further_than_the_limit():
+    """64 KiB that decode to 64 MiB, past a limit of 1 MiB: our error, sync and async, and no
+    more than the limit decoded on the way; what decodes within the limit is read."""
+    bomb = gzip_bomb(64 << 20)
+    assert len(bomb) < 100_000
+    answer = streamed(iter([bomb]), **{"content-encoding": "gzip"})
+    with client(scripted(answer)[1], max_response_bytes=LIMIT) as c:
+        tracemalloc.start()
+        try:
+            with pytest.raises(rt.APIResponseTooLargeError, match="over the limit of 1 MiB"):
+                c.plain("a")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 4 * LIMIT
+    transport = scripted(streamed(aiter_of(bomb), **{"content-encoding": "gzip"}))[1]
+    with pytest.raises(rt.APIResponseTooLargeError):
+        asyncio.run(a_plain(transport, max_response_bytes=LIMIT))
+    body = b'{"id": "op-1", "status": "STATUS_RUNNING"}'
+    raw_deflate = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    for coding, encoded in [
+        ("gzip", gzip.compress(body)),
+        ("deflate", zlib.compress(body)),
+        ("deflate", raw_deflate.compress(body) + raw_deflate.flush()),
+    ]:
+        pieces = [encoded[i : i + 7] for i in range(0, len(encoded), 7)]
+        answer = streamed(iter(pieces), **{"content-encoding": coding})
+        with client(scripted(answer)[1], max_response_bytes=len(body)) as c:
+            assert c.plain("a").id == "op-1"
+    with client(scripted(streamed(iter([body]), **{"content-encoding": "br"}))[1]) as c:
+        with pytest.raises(rt.APIConnectionError, match="Content-Encoding 'br' is not one"):
+            c.plain("a")
+
+
+async def aiter_of(*pieces: bytes) -> AsyncIterator[bytes]:
+    for piece in pieces:
+        yield piece
+
+
+def test_an_event_stream_is_bounded_line_by_line_and_event_by_event():
+    lines = [
+        b"event: step\r",
+        b"\ndata: 1\r\n",
+        b"\r\ndata: two\n",
+        b"data: lines\n\n: a comment\n\ndata: last",
+    ]
+    with client(scripted(streamed(iter(lines)))[1]) as c:
+        got = [(e.event, e.data) for e in c.watch("a")]
+    assert got == [("step", "1"), ("message", "two\nlines"), ("message", "last")]
+    pulled: list[bytes] = []
+    for stream, what in [
+        (flood(b"data: " + b"x" * 65536, pulled), "a line of the event stream"),
+        (flood(b"data: " + b"x" * 1000 + b"\n", pulled), "an event of the stream"),
+    ]:
+        with client(scripted(streamed(stream))[1], max_response_bytes=LIMIT) as c:
+            with pytest.raises(rt.APIResponseTooLargeError, match=f"^GET .*: {what} of the 200"):
+                list(c.watch("a"))
+
+    async def watch_a_flood() -> None:
+        transport = scripted(streamed(aflood(b"data: " + b"x" * 65536, [])))[1]
+        async with AsyncClient(api_key="k", transport=transport, max_response_bytes=LIMIT) as c:
+            async for _ in await c.watch("a"):
+                pass
+
+    with pytest.raises(rt.APIResponseTooLargeError, match="a line of the event stream"):
+        asyncio.run(watch_a_flood())
+
+
+def test_the_deadline_bounds_the_call_and_no_wait_crosses_it(no_sleep):
+    """A retry whose wait would end past the deadline is not taken, whatever the server asks."""
+    slow_down = httpx.Response(503, headers={"retry-after": "30"})
+    seen, transport = scripted(slow_down, slow_down, slow_down)
+    with client(transport, deadline=10) as c:
+        with pytest.raises(rt.APITimeoutError) as caught:
+            c.submit("a")
+    assert str(caught.value) == (
+        "POST https://api.example.com/v1/things/a: the call did not finish within its deadline "
+        "of 10 s (the client's deadline); the last attempt answered 503"
+    )
+    assert len(seen) == 1 and no_sleep == []
+    seen, transport = scripted(slow_down, slow_down, slow_down)
+    with client(transport) as c:  # without a deadline, the server's wait is taken
+        with pytest.raises(rt.InternalServerError):
+            c.submit("a")
+    assert len(seen) == 3 and no_sleep == [30.0, 30.0]
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """A clock that only the client's waits and the test move (``clock[0]``, in seconds)."""
+    now = [0.0]
+    monkeypatch.setattr("time.monotonic", lambda: now[0])
+    monkeypatch.setattr("time.sleep", lambda seconds: now.__setitem__(0, now[0] + seconds))
+    return now
+
+
+def test_backoff_waits_stop_at_the_deadline(clock):
+    """The first backoff (0.375-0.5 s) fits in the deadline of 1 s, the second (0.75-1 s) not."""
+    seen, transport = scripted(*[httpx.Response(503)] * 10)
+    with client(transport, max_retries=9, deadline=1.0) as c:
+        with pytest.raises(rt.APITimeoutError, match="deadline of 1 s"):
+            c.get("a")
+    assert len(seen) == 2 and 0.375 <= clock[0] <= 0.5
+
+
+def test_timeout_bounds_each_attempt_as_a_whole(clock):
+    """A server that sends a byte every 0.1 s, each in time for any read timeout, without end:
+    each attempt is cut at its timeout of 1 s; a GET is retried, a POST is not."""
+
+    def drip() -> Iterator[bytes]:
+        for _ in range(1000):  # 100 s: a client without the bound fails on the body
+            clock[0] += 0.1
+            yield b" "
+
+    seen, transport = scripted(*[streamed(drip()) for _ in range(3)])
+    with client(transport, timeout=1.0) as c:
+        with pytest.raises(rt.APITimeoutError, match="did not arrive in full within the timeout"):
+            c.get("a")
+    assert len(seen) == 3
+    seen, transport = scripted(streamed(drip()), operation())
+    with client(transport, timeout=1.0, deadline=60) as c:
+        with pytest.raises(rt.APITimeoutError):
+            c.plain("a")
+    assert len(seen) == 1
+
+
+def test_the_async_client_cancels_an_attempt_at_its_timeout():
+    """A body that would take 4 MiB x 10 ms, and a server that would answer after 30 s: only
+    the bound of 0.2 s can end the calls in time."""
+    seen, transport = scripted(streamed(aflood(b" ", [], pause=0.01)))
+    with pytest.raises(rt.APITimeoutError, match="did not arrive in full within the timeout"):
+        asyncio.run(a_plain(transport, timeout=0.2))
+    assert len(seen) == 1
+
+    async def answer_late(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(30)
+        return operation()
+
+    with pytest.raises(rt.APITimeoutError, match="did not arrive in full within the timeout"):
+        asyncio.run(a_plain(httpx.MockTransport(answer_late), timeout=0.2))
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("deadline", 0),
+        ("deadline", float("inf")),
+        ("deadline", "10"),
+        ("deadline", True),
+        ("max_response_bytes", 0),
+        ("max_response_bytes", 1.5),
+        ("max_response_bytes", True),
+    ],
+)
+def test_the_bounds_are_checked_when_the_client_is_made(option, value):
+    with pytest.raises(rt.ConfigurationError, match=f"^{option} must be"):
+        Client(api_key="k", **{option: value})

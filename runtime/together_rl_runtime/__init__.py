@@ -34,6 +34,7 @@ from ._client import (
 from ._exceptions import (
     APIConnectionError,
     APIError,
+    APIResponseTooLargeError,
     APIResponseValidationError,
     APIStatusError,
     APITimeoutError,
@@ -88,6 +89,7 @@ __all__ = [
     "UNSET",
     "APIConnectionError",
     "APIError",
+    "APIResponseTooLargeError",
     "APIResponseValidationError",
     "APIStatusError",
     "APITimeoutError",

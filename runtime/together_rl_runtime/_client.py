@@ -20,6 +20,21 @@ The retry rule (the one place the runtime states it; the project README says the
   (a training step applied twice silently corrupts the run): it is retried only when it provably
   was not processed, that is when the connection failed before the request was sent, or when the
   server answered 429 (and not even then with ``x-should-retry: false``).
+
+The bounds of a call (the project README says the same), whatever the server sends and however
+slowly:
+
+- ``timeout`` bounds each attempt as a whole (one attempt is one request: connecting, sending it
+  and reading its whole response) and, as httpx has it, each step within it: a number is the
+  same for every step; an ``httpx.Timeout`` has its own for each, and the largest of them bounds
+  the attempt. A server that sends its answer a byte at a time cannot hold an attempt longer.
+- ``deadline`` (seconds; none by default) bounds the whole call: its attempts and the waits
+  between them. A wait that would end past it is not taken, whatever the server asks for; a
+  call that passes it raises APITimeoutError. A waiter's own ``timeout`` bounds each of its
+  polls the same way (they raise OperationTimeoutError).
+- ``max_response_bytes`` (64 MiB by default) bounds a response's body, counted as it is decoded
+  (``gzip`` and ``deflate`` are read, within the bound): beyond it the call raises
+  APIResponseTooLargeError; an event stream's lines and events are bounded each by the same.
 """
 
 from __future__ import annotations
@@ -43,6 +58,7 @@ from urllib.parse import quote
 
 import httpx
 
+from ._bounds import aevents, aread, attempt, events, hold_streams, read, within
 from ._exceptions import (
     APIConnectionError,
     APIResponseValidationError,
@@ -64,7 +80,7 @@ from ._exceptions import (
     ValidationError,
 )
 from ._model import UNSET, Model
-from ._streaming import ServerSentEvent, aiter_events, iter_events
+from ._streaming import ServerSentEvent
 
 __all__ = [
     "AsyncAPIClient",
@@ -85,6 +101,8 @@ __all__ = [
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
+DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+"""The most a response's body may hold once decoded, unless the client is told otherwise."""
 DEFAULT_WAIT = 300.0
 """How long a waiter waits, in seconds, unless told otherwise."""
 FIRST_POLL_INTERVAL = 0.5
@@ -155,7 +173,7 @@ _DEFAULT: Final = _Default.DEFAULT
 
 
 class _DeadlinePassed(Exception):
-    """A waiter's deadline came before the request could be sent or sent again."""
+    """A waiter's deadline came before the request could be sent, sent again or answered."""
 
 
 def rejecting_removed_fields(removed: Mapping[str, str]) -> Callable[[F], F]:
@@ -373,19 +391,21 @@ def status_error(response: httpx.Response, error_model: type[Model] | None) -> A
     )
 
 
-def _events_of(response: httpx.Response) -> Iterator[ServerSentEvent]:
+def _events_of(response: httpx.Response, limit: int) -> Iterator[ServerSentEvent]:
+    """The events of a streamed response, with the failures of reading them as our errors."""
     try:
-        yield from iter_events(response.iter_lines())
-    finally:
-        response.close()
+        yield from events(response, limit)
+    except httpx.HTTPError as exc:
+        raise _connection_error(response.request, exc) from exc
 
 
-async def _aevents_of(response: httpx.Response) -> AsyncIterator[ServerSentEvent]:
+async def _aevents_of(response: httpx.Response, limit: int) -> AsyncIterator[ServerSentEvent]:
+    """:func:`_events_of`, read asynchronously."""
     try:
-        async for event in aiter_events(response.aiter_lines()):
+        async for event in aevents(response, limit):
             yield event
-    finally:
-        await response.aclose()
+    except httpx.HTTPError as exc:
+        raise _connection_error(response.request, exc) from exc
 
 
 _WHAT_FAILED: tuple[tuple[type[httpx.HTTPError], str], ...] = (
@@ -484,6 +504,105 @@ class _Waiting:
         return OperationTimeoutError(self.operation, self.timeout, operation_id=self.operation_id)
 
 
+class _Call:
+    """One call's attempts under the retry rule: when each must end, what the last one did, and
+    the call's end (the client's ``deadline``, or a waiter's, whichever comes first)."""
+
+    def __init__(
+        self, client: _BaseClient, request: httpx.Request, resendable: bool, until: float | None
+    ) -> None:
+        self.client, self.request, self.resendable = client, request, resendable
+        self.until = until
+        """The waiter's deadline (``time.monotonic()``), where a waiter makes the call."""
+        now = time.monotonic()
+        self.by_deadline = None if client.deadline is None else now + client.deadline
+        self.ends = _earliest(until, self.by_deadline)
+        self.attempt = 0
+        self.attempt_ends: float | None = None
+        self.delay = 0.0
+        self.last = ""
+        """What the last attempt did (``answered 503``), for the error at the deadline."""
+
+    def start(self) -> float | None:
+        """Begin an attempt: when it must end, the request's timeouts fitted to that; past the
+        call's end, raise."""
+        now = time.monotonic()
+        if self.ends is not None and now >= self.ends:
+            raise self.passed()
+        bound = self.client._attempt_bound
+        self.attempt_ends = _earliest(None if bound is None else now + bound, self.ends)
+        if self.attempt_ends is not None:
+            left = self.attempt_ends - now
+            self.request.extensions["timeout"] = {
+                name: left if value is None else min(value, left)
+                for name, value in self.client.timeout.as_dict().items()
+            }
+        self.client._logger.debug("sending %s %s", self.request.method, self.request.url)
+        return self.attempt_ends
+
+    def answered(self, response: httpx.Response) -> bool:
+        """Whether the call ends with ``response`` (else it is retried after :attr:`delay`)."""
+        client, request = self.client, self.request
+        client._logger.debug("%s %s answered %d", request.method, request.url, response.status_code)
+        if not client._should_retry(self.attempt, self.resendable, response=response):
+            return True
+        self.last = f"answered {response.status_code}"
+        self._retry_after(response)
+        return False
+
+    def failed(self, exc: httpx.TransportError) -> None:
+        """After an attempt that got no (whole) answer: raise, or set :attr:`delay` for the
+        retry the rule allows. A timeout of an attempt that the call's end cut short is the
+        call's."""
+        self.last = f"failed ({type(exc).__name__})"
+        if self.ends is not None and (
+            time.monotonic() >= self.ends
+            or (isinstance(exc, httpx.TimeoutException) and self.attempt_ends == self.ends)
+        ):
+            raise self.passed() from exc
+        if not self.client._should_retry(self.attempt, self.resendable, error=exc):
+            raise _connection_error(self.request, exc) from exc
+        self._retry_after(None)
+
+    def _retry_after(self, response: httpx.Response | None) -> None:
+        self.delay = self.client._retry_delay(self.attempt, response)
+        request = self.request
+        self.client._logger.info(
+            "%s %s %s; retry %d in %.2f s",
+            request.method,
+            request.url,
+            self.last,
+            self.attempt + 1,
+            self.delay,
+        )
+
+    def wait(self) -> float:
+        """How long to wait before the next attempt; where the wait would end past the call's
+        end, raise instead."""
+        if self.ends is not None and time.monotonic() + self.delay >= self.ends:
+            raise self.passed()
+        self.attempt += 1
+        return self.delay
+
+    def passed(self) -> Exception:
+        """The error for a call past its end: the waiter's (which raises its own), or the
+        client's ``deadline``."""
+        if self.until is not None and (self.by_deadline is None or self.until <= self.by_deadline):
+            return _DeadlinePassed()
+        last = f"; the last attempt {self.last}" if self.last else ""
+        return APITimeoutError(
+            f"{self.request.method} {self.request.url}: the call did not finish within its "
+            f"deadline of {self.client.deadline:g} s (the client's deadline){last}",
+            request=self.request,
+        )
+
+
+def _earliest(*moments: float | None) -> float | None:
+    """The earliest of the moments given, None where none is."""
+    given = [moment for moment in moments if moment is not None]
+    return min(given) if given else None
+
+
 class _BaseClient:
     """Configuration, request building and the retry rule, shared by both clients."""
 
@@ -497,6 +616,8 @@ class _BaseClient:
         base_url: str | None,
         timeout: float | httpx.Timeout,
         max_retries: int,
+        deadline: float | None,
+        max_response_bytes: int,
         headers: Mapping[str, str] | None,
         server_revision: str | None,
     ) -> None:
@@ -527,6 +648,27 @@ class _BaseClient:
             self.timeout = httpx.Timeout(timeout)
         except (TypeError, ValueError) as exc:
             raise ConfigurationError(f"timeout {timeout!r} is not a timeout: {exc}") from None
+        steps = [value for value in self.timeout.as_dict().values() if value is not None]
+        self._attempt_bound = max(steps) if steps else None
+        """How long one attempt may take as a whole, in seconds (None: no bound)."""
+        if deadline is not None and (
+            isinstance(deadline, bool)
+            or not isinstance(deadline, (int, float))
+            or not 0 < deadline < float("inf")
+        ):
+            raise ConfigurationError(
+                f"deadline must be a number of seconds > 0, or None, got {deadline!r}"
+            )
+        self.deadline = deadline
+        if (
+            isinstance(max_response_bytes, bool)
+            or not isinstance(max_response_bytes, int)
+            or max_response_bytes < 1
+        ):
+            raise ConfigurationError(
+                f"max_response_bytes must be an integer >= 1, got {max_response_bytes!r}"
+            )
+        self.max_response_bytes = max_response_bytes
         self.max_retries = max_retries
         self.server_revision = server_revision
         if server_revision not in (None, spec.revision, *spec.not_applied_by):
@@ -648,19 +790,6 @@ class _BaseClient:
                 "; ".join(found),
             )
 
-    def _fit_timeout(self, request: httpx.Request, deadline: float | None) -> None:
-        """Hold the request's timeouts to what is left before ``deadline``."""
-        if deadline is None:
-            return
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise _DeadlinePassed
-        limits = {
-            name: remaining if value is None else min(value, remaining)
-            for name, value in self.timeout.as_dict().items()
-        }
-        request.extensions["timeout"] = limits
-
     def _should_retry(
         self,
         attempt: int,
@@ -690,11 +819,6 @@ class _BaseClient:
         backoff = min(_FIRST_RETRY_DELAY * 2.0**attempt, _MAX_RETRY_DELAY)
         return backoff * (1 - 0.25 * random.random())
 
-    def _log_retry(self, request: httpx.Request, what: str, attempt: int, delay: float) -> None:
-        self._logger.info(
-            "%s %s %s; retry %d in %.2f s", request.method, request.url, what, attempt + 1, delay
-        )
-
     def _parse(
         self,
         response: httpx.Response,
@@ -720,7 +844,8 @@ class _BaseClient:
 
 
 class SyncAPIClient(_BaseClient):
-    """The base of a generated ``Client``: the configuration of the client's docstring, an
+    """The base of a generated ``Client``: the configuration of the client's docstring, and
+    ``deadline`` and ``max_response_bytes`` (the bounds of the module's docstring), an
     ``httpx.Client``, and sending with the retry rule."""
 
     def __init__(
@@ -734,12 +859,16 @@ class SyncAPIClient(_BaseClient):
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
         server_revision: str | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         super().__init__(
             api_key=api_key,
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
             headers=headers,
             server_revision=server_revision,
         )
@@ -773,38 +902,40 @@ class SyncAPIClient(_BaseClient):
         request: httpx.Request,
         *,
         resendable: bool,
-        deadline: float | None = None,
+        until: float | None = None,
         stream: bool = False,
     ) -> httpx.Response:
-        """Send ``request``, retrying as the retry rule allows; with a ``deadline``
-        (``time.monotonic()``), no attempt or wait runs past it. With ``stream``, the body of
-        the response returned is left to be read."""
-        attempt = 0
+        """Send ``request``, retrying as the retry rule allows, within the bounds of the module's
+        docstring, and with a waiter's deadline ``until`` (``time.monotonic()``) too. The response
+        returned has its body read; with ``stream``, a success response's body is left to be
+        read."""
+        call = _Call(self, request, resendable, until)
+        request.extensions["trace"] = hold_streams
         while True:
-            self._fit_timeout(request, deadline)
-            self._logger.debug("sending %s %s", request.method, request.url)
+            ends = call.start()
             try:
-                response = self._http.send(request, stream=stream)
+                with attempt(ends):
+                    response = self._attempt(request, call, ends, stream)
             except httpx.TransportError as exc:
-                if not self._should_retry(attempt, resendable, error=exc):
-                    raise _connection_error(request, exc) from exc
-                delay = self._retry_delay(attempt, None)
-                self._log_retry(request, f"failed ({type(exc).__name__})", attempt, delay)
+                call.failed(exc)
             except httpx.HTTPError as exc:  # the response could not be read (decoding, ...)
                 raise _connection_error(request, exc) from exc
             else:
-                self._logger.debug(
-                    "%s %s answered %d", request.method, request.url, response.status_code
-                )
-                if not self._should_retry(attempt, resendable, response=response):
+                if response is not None:
                     return response
-                response.close()
-                delay = self._retry_delay(attempt, response)
-                self._log_retry(request, f"answered {response.status_code}", attempt, delay)
-            if deadline is not None and time.monotonic() + delay >= deadline:
-                raise _DeadlinePassed
-            time.sleep(delay)
-            attempt += 1
+            time.sleep(call.wait())
+
+    def _attempt(
+        self, request: httpx.Request, call: _Call, ends: float | None, stream: bool
+    ) -> httpx.Response | None:
+        """One attempt: the response the call ends with, or None where it is to be retried."""
+        response = self._http.send(request, stream=True)
+        if not call.answered(response):
+            response.close()
+            return None
+        if stream and not response.is_error:
+            return response
+        return read(response, self.max_response_bytes, ends)
 
     def _events(
         self, request: httpx.Request, *, resendable: bool, error: type[Model] | None
@@ -812,9 +943,8 @@ class SyncAPIClient(_BaseClient):
         """Send ``request`` and return the events of its response as they arrive."""
         response = self._send(request, resendable=resendable, stream=True)
         if response.is_error:
-            response.read()
             raise status_error(response, error)
-        return _events_of(response)
+        return _events_of(response, self.max_response_bytes)
 
     def _wait(
         self,
@@ -837,7 +967,7 @@ class SyncAPIClient(_BaseClient):
                 time.sleep(waiting.delay)
             try:
                 response = self._send(
-                    retrieve(waiting.operation_id), resendable=True, deadline=waiting.deadline
+                    retrieve(waiting.operation_id), resendable=True, until=waiting.deadline
                 )
             except _DeadlinePassed:
                 raise waiting.timed_out() from None
@@ -860,12 +990,16 @@ class AsyncAPIClient(_BaseClient):
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         server_revision: str | None = None,
+        deadline: float | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         super().__init__(
             api_key=api_key,
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
             headers=headers,
             server_revision=server_revision,
         )
@@ -899,36 +1033,35 @@ class AsyncAPIClient(_BaseClient):
         request: httpx.Request,
         *,
         resendable: bool,
-        deadline: float | None = None,
+        until: float | None = None,
         stream: bool = False,
     ) -> httpx.Response:
-        """:meth:`SyncAPIClient._send`, awaited."""
-        attempt = 0
+        """:meth:`SyncAPIClient._send`, awaited: an attempt is cancelled at its end."""
+        call = _Call(self, request, resendable, until)
         while True:
-            self._fit_timeout(request, deadline)
-            self._logger.debug("sending %s %s", request.method, request.url)
+            ends = call.start()
             try:
-                response = await self._http.send(request, stream=stream)
+                response = await within(ends, self._attempt(request, call, ends, stream))
             except httpx.TransportError as exc:
-                if not self._should_retry(attempt, resendable, error=exc):
-                    raise _connection_error(request, exc) from exc
-                delay = self._retry_delay(attempt, None)
-                self._log_retry(request, f"failed ({type(exc).__name__})", attempt, delay)
+                call.failed(exc)
             except httpx.HTTPError as exc:  # the response could not be read (decoding, ...)
                 raise _connection_error(request, exc) from exc
             else:
-                self._logger.debug(
-                    "%s %s answered %d", request.method, request.url, response.status_code
-                )
-                if not self._should_retry(attempt, resendable, response=response):
+                if response is not None:
                     return response
-                await response.aclose()
-                delay = self._retry_delay(attempt, response)
-                self._log_retry(request, f"answered {response.status_code}", attempt, delay)
-            if deadline is not None and time.monotonic() + delay >= deadline:
-                raise _DeadlinePassed
-            await asyncio.sleep(delay)
-            attempt += 1
+            await asyncio.sleep(call.wait())
+
+    async def _attempt(
+        self, request: httpx.Request, call: _Call, ends: float | None, stream: bool
+    ) -> httpx.Response | None:
+        """:meth:`SyncAPIClient._attempt`, awaited."""
+        response = await self._http.send(request, stream=True)
+        if not call.answered(response):
+            await response.aclose()
+            return None
+        if stream and not response.is_error:
+            return response
+        return await aread(response, self.max_response_bytes, ends)
 
     async def _events(
         self, request: httpx.Request, *, resendable: bool, error: type[Model] | None
@@ -936,9 +1069,8 @@ class AsyncAPIClient(_BaseClient):
         """Send ``request`` and return the events of its response as they arrive."""
         response = await self._send(request, resendable=resendable, stream=True)
         if response.is_error:
-            await response.aread()
             raise status_error(response, error)
-        return _aevents_of(response)
+        return _aevents_of(response, self.max_response_bytes)
 
     async def _wait(
         self,
@@ -958,7 +1090,7 @@ class AsyncAPIClient(_BaseClient):
                 await asyncio.sleep(waiting.delay)
             try:
                 response = await self._send(
-                    retrieve(waiting.operation_id), resendable=True, deadline=waiting.deadline
+                    retrieve(waiting.operation_id), resendable=True, until=waiting.deadline
                 )
             except _DeadlinePassed:
                 raise waiting.timed_out() from None

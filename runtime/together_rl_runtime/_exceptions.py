@@ -11,6 +11,7 @@ them all::
     ├── APIConnectionError            the request got no response
     │   └── APITimeoutError           ... because it timed out
     ├── APIResponseValidationError    a success response that does not match the API's schema
+    ├── APIResponseTooLargeError      a response's body over the client's max_response_bytes
     ├── APIStatusError                the server answered with an error status (4xx, 5xx)
     │   ├── BadRequestError           400
     │   ├── AuthenticationError       401
@@ -39,6 +40,7 @@ import httpx
 __all__ = [
     "APIConnectionError",
     "APIError",
+    "APIResponseTooLargeError",
     "APIResponseValidationError",
     "APIStatusError",
     "APITimeoutError",
@@ -138,6 +140,20 @@ class APIResponseValidationError(APIError):
         super().__init__(message)
         self.response = response
         self.status_code = response.status_code
+
+
+class APIResponseTooLargeError(APIError):
+    """A response whose body, once decoded, is over the client's ``max_response_bytes`` (for an
+    event stream: one of its lines or events); reading stopped at the limit.
+
+    ``limit`` is the limit in bytes, and ``response`` the response, its body not read.
+    """
+
+    def __init__(self, message: str, *, response: httpx.Response, limit: int) -> None:
+        super().__init__(message)
+        self.response = response
+        self.status_code = response.status_code
+        self.limit = limit
 
 
 class APIStatusError(APIError):
