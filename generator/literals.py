@@ -182,7 +182,9 @@ def http_text(text: str) -> str:
     ASCII and spaces as they are, but for the parentheses and backslash of a comment, and every
     other character percent-encoded as UTF-8."""
     encoded = text.encode("utf-8", "surrogatepass")
-    return "".join(chr(b) if 0x20 <= b < 0x7F and b not in b"()\\%" else f"%{b:02X}" for b in encoded)
+    return "".join(
+        chr(b) if 0x20 <= b < 0x7F and b not in b"()\\%" else f"%{b:02X}" for b in encoded
+    )
 
 
 # -- TOML and YAML --------------------------------------------------------------------------------
@@ -225,11 +227,33 @@ def oneline(text: str) -> str:
     return " ".join(text.split())
 
 
+def _closed_code_spans(text: str) -> str:
+    """Text whose code spans all close within it: a run of backticks that no later run of the
+    same length closes (CommonMark) is escaped, so that it cannot pair with a backtick of the
+    line around the text."""
+    runs = list(re.finditer(r"`+", text))
+    unmatched = []
+    index = 0
+    while index < len(runs):
+        closing = next(
+            (j for j in range(index + 1, len(runs)) if len(runs[j][0]) == len(runs[index][0])),
+            None,
+        )
+        if closing is None:
+            unmatched.append(runs[index])
+            index += 1
+        else:
+            index = closing + 1
+    for run in reversed(unmatched):
+        text = text[: run.start()] + "\\`" * len(run[0]) + text[run.end() :]
+    return text
+
+
 def markdown_inline(text: str) -> str:
     """Document text inside a line of Markdown (a list item, a heading, a paragraph that is
-    wrapped later): on one line, with no HTML and no run of backticks or tildes that a wrapped
-    line could start a code fence with."""
-    folded = _no_html(oneline(text))
+    wrapped later): on one line, with no HTML, no code span left open, and no run of backticks
+    or tildes that a wrapped line could start a code fence with."""
+    folded = _closed_code_spans(_no_html(oneline(text)))
     return _LONG_RUN.sub(lambda m: "".join("\\" + c for c in m[0]), folded)
 
 

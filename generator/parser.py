@@ -1277,6 +1277,7 @@ def coerce_value(value: Any, kind: str | None, *, strict: bool = False) -> tuple
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 """An HTTP token (RFC 9110): what a header's or a cookie's name is made of."""
 
+
 def _parameter_key(parameter: ir.Parameter) -> str:
     """What tells parameters of one location apart: the name (a header's without case)."""
     return parameter.name.lower() if parameter.location == "header" else parameter.name

@@ -109,8 +109,7 @@ class PyType:
             if self.discriminator is not None:
                 name, values = self.discriminator
                 each = ", ".join(
-                    f"{pyrepr(v)}: {self.args[i]._expression(reading=reading)}"
-                    for v, i in values
+                    f"{pyrepr(v)}: {self.args[i]._expression(reading=reading)}" for v, i in values
                 )
                 text = f"discriminated({pyrepr(name)}, {{{each}}}, {text})"
         if self.constraints:

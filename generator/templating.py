@@ -28,6 +28,7 @@ from .literals import (
     yaml_string,
 )
 
+
 def call_literal(items: Any, function: str, indent: int, column: int) -> str:
     """``function({items...})`` laid out as black lays it out, starting at ``column`` of a line
     indented by ``indent``: on one line where it fits, else the set on its own line, else one

@@ -14,6 +14,7 @@ import contextlib
 import inspect
 import itertools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -237,9 +238,16 @@ def assert_only_generator_code(package: Path, import_name: str) -> None:
     bound = set().union(*map(bound_names, trees.values()))
     for path, tree in trees.items():
         compile(tree, str(path), "exec")
-        for statement in tree.body:  # a string alone is a docstring (of the module, or the name before)
-            docstring = isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-            assert docstring or isinstance(statement, MODULE_STATEMENTS), (path, ast.dump(statement))
+        for (
+            statement
+        ) in tree.body:  # a string alone is a docstring (of the module, or the name before)
+            docstring = isinstance(statement, ast.Expr) and isinstance(
+                statement.value, ast.Constant
+            )
+            assert docstring or isinstance(statement, MODULE_STATEMENTS), (
+                path,
+                ast.dump(statement),
+            )
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 assert node.id in bound or node.id in SAFE_BUILTINS, (path, node.id)
@@ -361,7 +369,9 @@ def assert_markup_holds_text(package: Path, raw: dict, import_name: str) -> None
         data = yaml.safe_load(front)
         assert data["path"] == _without_surrogates(template)
         operation = operations["post"]
-        assert data["title"] == _without_surrogates(operation["summary"] or operation["operationId"])
+        assert data["title"] == _without_surrogates(
+            operation["summary"] or operation["operationId"]
+        )
     for document in [package.parent / "README.md", *(package.parent / "docs").glob("*.md")]:
         text = document.read_text()
         if text.startswith("---\n"):  # YAML front matter, read above
@@ -425,8 +435,9 @@ KNOWN_PAYLOADS = [
     "/items/{item_id}/\"+__import__('os').system('touch /tmp/pwned')+\"",
     "/items/{item_id}/\n__import__('os').system('touch /tmp/pwned')\n",
     "/items/{item_id}/'+__import__('os').system('touch /tmp/pwned')+'",
-    "/items/{item_id}/\\\"\"\"\\",
+    '/items/{item_id}/\\"""\\',
     "/items/{item_id}/a b?c=d#e%zz%41",
+    "/items/{item_id}/" + LONG,
 ]
 
 
@@ -441,18 +452,33 @@ def test_a_path_that_would_run_code_is_only_a_path(tmp_path, path):
     sent = []
     transport = httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200, json={}))
     module.Client(api_key="k", transport=transport).call(VALUE)
-    assert sent[0].url.raw_path.decode() == rfc3986_path(path).replace(
-        "%7Bitem_id%7D", "v%20a%2Fb"
-    )
+    assert sent[0].url.raw_path.decode() == rfc3986_path(path).replace("%7Bitem_id%7D", "v%20a%2Fb")
     assert not Path("/tmp/pwned").exists()
 
 
+@pytest.mark.parametrize("path", ["/items/{item_id}/{{x}}", "/items/{item_id}}", "/{item_id}/{"])
+def test_braces_a_path_cannot_mean_are_refused_at_the_operation(tmp_path, path):
+    raw = _document(path, schema={"type": "string"})
+    name = f"braces_{len(path)}"
+    out = render(tmp_path, raw, name)
+    if out is None:  # refused, at its place (render checks the message)
+        return
+    assert_only_generator_code(out / name, name)
+    module = import_without_effects(out, name, f"{name}_{tmp_path.name}")
+    sent = []
+    transport = httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200, json={}))
+    module.Client(api_key="k", transport=transport).call(VALUE)
+    expected = rfc3986_path(path).replace("%7Bitem_id%7D", "v%20a%2Fb")
+    assert sent[0].url.raw_path.decode() == expected
+
+
 CONSTRAINED = {
-    "enum": {"type": "string", "enum": ["a", 'b"', "c'"]},
-    "pattern": {"type": "string", "pattern": "^[a-z\"']+$"},
-    "const": {"type": "string", "const": "a"},
-    "maxLength": {"type": "string", "maxLength": 3},
+    "enum": ({"type": "string", "enum": ["a", 'b"', "c'"]}, "z"),
+    "pattern": ({"type": "string", "pattern": "^[a-z\"']+$"}, "A1"),
+    "const": ({"type": "string", "const": "a"}, "b"),
+    "maxLength": ({"type": "string", "maxLength": 3}, "abcd"),
 }
+"""A path parameter's schema with checks, and a value they refuse."""
 
 
 @pytest.mark.parametrize("keyword", sorted(CONSTRAINED))
@@ -460,19 +486,18 @@ def test_a_constrained_path_parameter_parses_on_every_supported_python(tmp_path,
     """Before Python 3.12 an f-string's replacement field may hold no double quote or backslash:
     a path parameter's checks (an enum's values, a pattern) are then outside any f-string."""
     name = f"constrained_{keyword.lower()}"
-    out = render(tmp_path, _document("/items/{item_id}", schema=CONSTRAINED[keyword]), name)
+    schema, refused = CONSTRAINED[keyword]
+    out = render(tmp_path, _document("/items/{item_id}", schema=schema), name)
     assert out is not None
     assert_only_generator_code(out / name, name)
     client = (out / name / "_client.py").read_text()
-    for python in ("python3.10", "python3.11"):
-        found = shutil.which(python)
-        if found is None:
-            continue
+    for python in older_pythons():
         compiled = subprocess.run(
-            [found, "-c", "import ast, sys; ast.parse(sys.stdin.read())"],
+            [*python, "-c", "import ast, sys; ast.parse(sys.stdin.read())"],
             input=client,
             capture_output=True,
             text=True,
+            env=python_environment(),
         )
         assert compiled.returncode == 0, (python, compiled.stderr)
     module = import_without_effects(out, name, f"{name}_{tmp_path.name}")
@@ -481,7 +506,38 @@ def test_a_constrained_path_parameter_parses_on_every_supported_python(tmp_path,
     module.Client(api_key="k", transport=transport).call("a")
     assert sent[0].url.raw_path == b"/items/a"
     with pytest.raises(module.ValidationError):
-        module.Client(api_key="k", transport=transport).call("toolong'")
+        module.Client(api_key="k", transport=transport).call(refused)
+
+
+def python_environment() -> dict[str, str]:
+    """The environment with every interpreter pyenv manages selected, where pyenv does (its
+    shims find only the selected versions otherwise)."""
+    environment = dict(os.environ)
+    if shutil.which("pyenv"):
+        versions = subprocess.run(
+            ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
+        ).stdout.split()
+        environment["PYENV_VERSION"] = ":".join(versions)
+    return environment
+
+
+def older_pythons() -> list[list[str]]:
+    """The interpreters on this machine older than 3.12 that the packages support (3.10 and
+    3.11), whose parser holds an f-string's replacement fields to the old rules."""
+    found = []
+    for version in ("3.10", "3.11"):
+        command = shutil.which(f"python{version}")
+        if command is None:
+            continue
+        probe = subprocess.run(
+            [command, "-c", "import sys; print(sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            env=python_environment(),
+        )
+        if probe.returncode == 0:
+            found.append([command])
+    return found
 
 
 def test_builtins_the_check_allows_run_nothing():
