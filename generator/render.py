@@ -46,7 +46,8 @@ from .releases import (
 from .revisions import INDEX_NAME, Revision, RevisionIndex
 from .tree import read_tree
 from .statuses import STATUSES_PATH, StatusKinds, load_statuses, unclassified
-from .templating import environment, pyrepr
+from .literals import pyrepr
+from .templating import environment
 from .versions import VersionedChanges, own_versions, package_versions
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
