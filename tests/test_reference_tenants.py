@@ -159,10 +159,9 @@ def test_a_journal_from_before_tenants_is_the_no_key_tenant_s(tmp_path):
     session_class = reference(SERVER).LocalSession
     options = {"optimizer": "adam", "muon_scaling": "original"}
     make = serve.session_factory(session_class, serve.demo_model, 0, options)
-    headers = facts.required_headers(SERVER)
     store = _store.SessionStore(make, SERVER, state_dir=tmp_path)
     router = _routes.Router(store, session_class.revision, gradients=store.gradients)
-    old = router.handle("POST", path("old"), headers, b"{}")[1]
+    old = router.handle("POST", path("old"), facts.required_headers(SERVER), b"{}")[1]
     store.close()
     meta = _store.session_folder(tmp_path, "old") / "session.json"
     described = json.loads(meta.read_text())
@@ -174,7 +173,8 @@ def test_a_journal_from_before_tenants_is_the_no_key_tenant_s(tmp_path):
         auth = {} if keys is None else bearer(ALICE)
         got = router.handle("GET", f"{path('old')}/{old['id']}", auth, b"")
         assert got[0] == (404 if keys else 200)
-        stepped = router.handle("POST", path("old"), {**headers, **auth}, b"{}")[1]
+        headers = {**facts.required_headers(SERVER), **auth}  # a new idempotency key, if any
+        stepped = router.handle("POST", path("old"), headers, b"{}")[1]
         assert stepped["output"]["step"] == ("1" if keys else "2")
         store.close()
 
