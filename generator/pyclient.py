@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Literal, cast
 
 from . import ir, literals
@@ -61,22 +62,19 @@ class PyParameter:
             return "_styled_path"
         return "_query" if self.location == "query" else "_styled"
 
-    def call(self) -> list[str]:
+    def call(self, quoted: Callable[[str], str] = literals.pyrepr) -> list[str]:
         """The serializer's arguments: the value, the name (for errors and the wire), the
-        writer, and for styled values the style and explode; strings double-quoted, as black
-        writes them."""
-        arguments = [self.name, literals.pyrepr(self.key), self.type.writer]
+        writer, and for styled values the style and explode; strings written by ``quoted``
+        (double-quoted, as black writes them)."""
+        arguments = [self.name, quoted(self.key), self.type.writer]
         if self.style != "plain":
-            arguments += [literals.pyrepr(self.style), str(self.explode)]
+            arguments += [quoted(self.style), str(self.explode)]
         return arguments
 
     def path_call(self) -> literals.Code:
         """The call that writes this path parameter into the path, with its strings
         single-quoted so that it can stand inside an f-string where they need no escape."""
-        arguments = [self.name, _argument(self.key), self.type.writer]
-        if self.style != "plain":
-            arguments += [_argument(self.style), str(self.explode)]
-        return literals.Code(f"{self.serializer}({', '.join(arguments)})")
+        return literals.Code(f"{self.serializer}({', '.join(self.call(_argument))})")
 
     @property
     def idempotency_key(self) -> bool:
@@ -187,8 +185,6 @@ class PyOperation:
     """The operation's ``"METHOD /path"``, as the IR names it."""
     method_name: str
     http_method: str
-    path: str
-    """The path with each placeholder named by its argument: ``/rl/training-sessions/{session_id}/...``."""
     template: str
     """The path as the document writes it, placeholders named by their parameters."""
     summary: str | None
@@ -242,6 +238,13 @@ class PyOperation:
         """Whether a request the server may have received can be sent again: an idempotent
         method, or a request that carries an idempotency key."""
         return self.http_method in _IDEMPOTENT_METHODS or self.idempotency_key is not None
+
+    @property
+    def path(self) -> str:
+        """The path with each placeholder named by its argument:
+        ``/rl/training-sessions/{session_id}/...``."""
+        by_key = {p.key: p.name for p in self.path_parameters}
+        return _PLACEHOLDER.sub(lambda m: "{" + by_key[m[1]] + "}", self.template)
 
     @property
     def path_expression(self) -> str:
@@ -675,7 +678,6 @@ def _operations(
     come as server-sent events."""
     types = module.operations[op.key]
     params = [_parameter(doc, module, names, op, p) for p in op.parameters]
-    path = op.path
     declared = {p.key for p in params if p.location == "path"}
     template = set(_PLACEHOLDER.findall(op.path))
     if declared != template:
@@ -691,9 +693,6 @@ def _operations(
         op.path.encode("utf-8")
     except UnicodeEncodeError:
         raise SpecError(op.pointer, "the path holds a lone surrogate, which no URL can carry")
-    for p in params:
-        if p.location == "path":
-            path = path.replace("{" + p.key + "}", "{" + p.name + "}")
     body, removed = _body(op, module, names, types.body)
     kind = success_kind(op)
     response = PyResponse(kind, types.response if kind == "json" else None)
@@ -701,7 +700,6 @@ def _operations(
         key=op.key,
         method_name=names.methods.get(op.key),
         http_method=op.method.upper(),
-        path=path,
         template=op.path,
         summary=op.summary,
         description=op.description,
