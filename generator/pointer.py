@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
 
 def escape(token: str) -> str:
     """Escape one reference token of a JSON pointer."""
@@ -45,3 +48,25 @@ def locate(source: str, pointer: str) -> str:
         return f"{source}#{pointer}"
     folder = source.rpartition("/")[0]
     return f"{folder}/{file}#{fragment}" if folder else f"{file}#{fragment}"
+
+
+def references(node: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
+    """Every string ``$ref`` inside ``node``, wherever it is (openapi-spec-validator follows a
+    ``$ref`` in a ``default`` too), with the JSON pointer of the ``$ref`` (below ``pointer``,
+    the place of ``node``)."""
+    stack = [(node, pointer)]
+    while stack:
+        current, at = stack.pop()
+        entries: Iterable[tuple[Any, Any]]
+        if isinstance(current, Mapping):
+            ref = current.get("$ref")
+            if isinstance(ref, str):
+                yield ref, join(at, "$ref")
+            entries = current.items()
+        elif isinstance(current, list):
+            entries = enumerate(current)
+        else:
+            continue
+        stack.extend(
+            (child, join(at, key)) for key, child in entries if isinstance(child, (Mapping, list))
+        )

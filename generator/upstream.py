@@ -29,7 +29,7 @@ from .english import listing
 from .errors import GeneratorError, SpecError
 from .loader import load_yaml
 from .parser import coerce_value
-from .pointer import join, split
+from .pointer import join, references, split
 
 OPERATIONS_FILE = "operations.yaml"
 _COMPONENT_REF = re.compile(r"#/components/([^/]+)/([^/]+)")
@@ -149,26 +149,12 @@ def _kept_paths(paths: Mapping[str, Any], operations: Sequence[str], source: str
     return kept
 
 
-def _refs(node: Any) -> Iterator[str]:
-    """Every ``$ref`` string inside ``node``."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, Mapping):
-            ref = current.get("$ref")
-            if isinstance(ref, str):
-                yield ref
-            stack.extend(current.values())
-        elif isinstance(current, list):
-            stack.extend(current)
-
-
 def _reachable_components(raw: Mapping[str, Any], paths: Any, source: str) -> dict[str, Any]:
     """The components that ``paths`` reach through ``$ref`` s, and the security schemes that the
     document's and the operations' security requirements name, in the document's order."""
     components = raw.get("components") or {}
     wanted: set[tuple[str, str]] = set()
-    todo = list(_refs(paths))
+    todo = [ref for ref, _ in references(paths)]
     while todo:
         ref = todo.pop()
         match = _COMPONENT_REF.match(ref)
@@ -183,7 +169,7 @@ def _reachable_components(raw: Mapping[str, Any], paths: Any, source: str) -> di
                 join("/components", section, name), f"{ref} does not exist", source=source
             )
         wanted.add((section, name))
-        todo.extend(_refs(target))
+        todo.extend(ref for ref, _ in references(target))
     requirements = list(raw.get("security") or [])
     for item in paths.values():
         for method in _METHODS:

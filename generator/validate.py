@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +14,7 @@ from .caching import Store, digest
 from .errors import SpecError
 from .loader import load_yaml, read_referenced
 from .parser import parse_document
-from .pointer import join, locate
+from .pointer import join, locate, references
 
 if TYPE_CHECKING:
     from openapi_spec_validator.validation.validators import SpecValidator
@@ -180,7 +180,7 @@ def _refused_references(files: dict[str, Any], source: str) -> tuple[list[Proble
     todo = [""]
     while todo:
         here = todo.pop()
-        for ref, at in _references(files[here], f"{here}#" if here else ""):
+        for ref, at in references(files[here], f"{here}#" if here else ""):
             location = ref.partition("#")[0]
             if not location:
                 continue
@@ -194,27 +194,6 @@ def _refused_references(files: dict[str, Any], source: str) -> tuple[list[Proble
             if len(files) > known:
                 todo.append(name)
     return problems, named
-
-
-def _references(node: Any, pointer: str) -> Iterator[tuple[str, str]]:
-    """Every string ``$ref`` inside ``node`` (wherever it is: openapi-spec-validator follows a
-    ``$ref`` in a ``default`` too), with the JSON pointer of the ``$ref``."""
-    stack = [(node, pointer)]
-    while stack:
-        current, at = stack.pop()
-        entries: Iterable[tuple[Any, Any]]
-        if isinstance(current, dict):
-            ref = current.get("$ref")
-            if isinstance(ref, str):
-                yield ref, join(at, "$ref")
-            entries = current.items()
-        elif isinstance(current, list):
-            entries = enumerate(current)
-        else:
-            continue
-        stack.extend(
-            (child, join(at, key)) for key, child in entries if isinstance(child, (dict, list))
-        )
 
 
 class _Confined(dict[str, Any]):
