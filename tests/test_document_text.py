@@ -29,6 +29,7 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from audits import watched
 from test_any_document import load_package
 
 from generator.errors import GeneratorError
@@ -261,36 +262,15 @@ def assert_only_generator_code(package: Path, import_name: str) -> None:
 
 # -- importing runs nothing --------------------------------------------------------------------------
 
-_AUDITED: list[tuple[str, tuple]] = []
-_AUDITING = False
 _FORBIDDEN_EVENTS = ("os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn")
 _FORBIDDEN_EVENTS += ("socket.connect", "socket.getaddrinfo", "ctypes.", "urllib.Request")
 _FORBIDDEN_EVENTS += ("builtins.input", "os.remove", "os.rename", "shutil.")
 
 
-def _audit(event: str, args: tuple) -> None:
-    if _AUDITING:
-        _AUDITED.append((event, args))
-
-
-sys.addaudithook(_audit)
-
-
-@contextlib.contextmanager
-def audited():
-    global _AUDITING
-    _AUDITED.clear()
-    _AUDITING = True
-    try:
-        yield _AUDITED
-    finally:
-        _AUDITING = False
-
-
 def import_without_effects(out: Path, name: str, alias: str):
     """The package, imported while every audit event is watched: nothing may run a process,
     open a socket, or open a file outside the package's folder."""
-    with audited() as events:
+    with watched() as events:
         module = load_package(out, name, alias)
     readable = [(out / name).resolve(), *(Path(p).resolve() for p in sys.path if p)]
     for event, args in events:

@@ -5,7 +5,6 @@ reference is refused with its JSON pointer before anything is read or fetched.""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -16,40 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from audits import watched
 from conftest import ROOT
 from loopback import LoopbackServer, Reply
 from specdocs import document, obj
 
 from generator.cli import main
 from generator.pointer import join
-from generator.validate import schema_problems, validate_file
+from generator.validate import schema_problems
 
 MARKER = "MARKER-6c1e0f"
 """The content of every file, and of every reply, that a reference must not read."""
 SECRET = f"X: {{type: {MARKER}, description: {MARKER}}}\n"
 RESPONSE = "/paths/~1things~1{thing_id}/post/responses/200/content/application~1json/schema"
-
-_WATCHED = ("open", "socket.connect", "socket.getaddrinfo", "urllib.Request")
-_watching: list[list[tuple[str, tuple[Any, ...]]]] = []
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if _watching and event in _WATCHED:
-        _watching[-1].append((event, args))
-
-
-sys.addaudithook(_audit)  # a hook stays for the process; it records only inside `watched()`
-
-
-@contextlib.contextmanager
-def watched() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
-    """The files opened and the connections asked for, in this process, inside the block."""
-    events: list[tuple[str, tuple[Any, ...]]] = []
-    _watching.append(events)
-    try:
-        yield events
-    finally:
-        _watching.remove(events)
 
 
 def opened(events: list[tuple[str, tuple[Any, ...]]]) -> set[Path]:
@@ -66,7 +44,8 @@ def connections(events: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[str, tu
     return [
         (event, args)
         for event, args in events
-        if event.startswith("socket.") or (event == "urllib.Request" and args[0][:5] != "file:")
+        if event in ("socket.connect", "socket.getaddrinfo")
+        or (event == "urllib.Request" and args[0][:5] != "file:")
     ]
 
 
