@@ -16,6 +16,15 @@ components it refers to. The changes are then reported along the paths of that g
 following only the paths that lead to a change. The work grows with the number of distinct pairs
 (and of the changes reported), not with the number of paths, which a widely shared reference
 graph makes exponential.
+
+The names of component schemas are public too (each is a class of the generated ``models.py``),
+though no one operation holds them: a component of the old document that the new one lacks is a
+change of :data:`COMPONENTS` where the operations still reach it. It was renamed where every
+place that reached it now holds one component the old document did not have, of the same shape
+(``api-schema-renamed``, info: the generated package keeps the old name importable, deprecated);
+else it was removed there (``api-schema-removed``, a warning: the old name is no longer
+importable). A component whose places went with it (a removed property that referred to it) is
+reported by those places' changes alone.
 """
 
 from __future__ import annotations
@@ -40,12 +49,16 @@ class Level(enum.StrEnum):
         return list(Level).index(self)
 
 
+COMPONENTS = "components"
+"""The :attr:`Change.operation` of a change to the names of the component schemas."""
+
+
 @dataclass(frozen=True, order=True)
 class Change:
-    """One difference between two revisions of an operation."""
+    """One difference between two revisions of an operation, or of the components' names."""
 
     operation: str
-    """``"POST /path"``."""
+    """``"POST /path"``, or :data:`COMPONENTS`."""
     level: Level
     check: str
     path: str
@@ -91,10 +104,30 @@ def diff_documents(
     API's change history, which the changelog reproduces, leaves them out. ``stats``, if given,
     is increased by the work this call did.
     """
-    changes: list[Change] = []
-    old_ops = {op.key: op for op in old.operations}
-    new_ops = {op.key: op for op in new.operations}
     graph = _PairGraph(old, new, descriptions)
+    changes = _operation_changes(graph) + _schema_changes(graph)
+    if stats is not None:
+        stats.comparisons += graph.comparisons
+        stats.components += len(graph.nodes)
+        stats.visits += graph.visits
+    return sorted(changes, key=Change.sort_key)
+
+
+def renamed_schemas(old: ir.Document, new: ir.Document) -> dict[str, str]:
+    """The component schemas of ``old`` that ``new`` renamed, same shape: by old name, the new
+    name (see the module's docstring)."""
+    if not old.schemas.keys() - new.schemas.keys():
+        return {}
+    graph = _PairGraph(old, new)
+    _operation_changes(graph)
+    return graph.renamed()
+
+
+def _operation_changes(graph: _PairGraph) -> list[Change]:
+    """The changes of the operations, each operation's in the order it found them."""
+    changes: list[Change] = []
+    old_ops = {op.key: op for op in graph.old_doc.operations}
+    new_ops = {op.key: op for op in graph.new_doc.operations}
     for key, op in new_ops.items():
         if key not in old_ops:
             changes.append(Change(key, Level.INFO, "endpoint-added", "", "endpoint added"))
@@ -122,11 +155,46 @@ def diff_documents(
                 )
         else:
             changes.extend(_OperationDiff(graph, key).compare(op, new_ops[key]))
-    if stats is not None:
-        stats.comparisons += graph.comparisons
-        stats.components += len(graph.nodes)
-        stats.visits += graph.visits
-    return sorted(changes, key=Change.sort_key)
+    return changes
+
+
+def _schema_changes(graph: _PairGraph) -> list[Change]:
+    """The components of the old document, reached by the operations, that the new one renamed
+    or removed."""
+    renamed = graph.renamed()
+    changes = [
+        Change(
+            COMPONENTS,
+            Level.INFO,
+            "api-schema-renamed",
+            name,
+            f"renamed the schema `{name}` to `{target}`; the old name stays importable, deprecated",
+        )
+        for name, target in renamed.items()
+    ]
+    for name in sorted(graph.places.keys() - graph.new_doc.schemas.keys() - renamed.keys()):
+        changes.append(
+            Change(
+                COMPONENTS,
+                Level.WARNING,
+                "api-schema-removed",
+                name,
+                f"removed the schema `{name}`; the old name is no longer importable",
+            )
+        )
+    return changes
+
+
+def _same_shape(old: ir.Document, new: ir.Document, old_name: str, new_name: str) -> bool:
+    """Whether two components describe the same values (descriptions aside)."""
+    graph, scope = _PairGraph(old, new), _Scope("request")
+    root = graph.root(
+        ir.Ref(pointer=old.schemas[old_name].pointer, name=old_name),
+        ir.Ref(pointer=new.schemas[new_name].pointer, name=new_name),
+        "",
+        scope,
+    )
+    return not graph.report(root, "", scope)
 
 
 def _show(value: Any) -> str:
@@ -230,6 +298,10 @@ class _PairGraph:
         self._refs: dict[_Key, tuple[ir.Ref, ir.Ref]] = {}
         self._todo: list[_Key] = []
         self._unmarked: list[_Key] = []
+        self.places: dict[str, set[str | None]] = {}
+        """For each component of the old document that the comparisons reached, what the new
+        document holds at those places: a component's name, or ``None`` for a schema that is not
+        a reference."""
         self.comparisons = 0
         self.visits = 0
 
@@ -255,6 +327,23 @@ class _PairGraph:
             self._todo.append(key)
             self._unmarked.append(key)
         return key
+
+    def renamed(self) -> dict[str, str]:
+        """The components of the old document that the new one lacks and renamed: every place
+        that reached one holds one new component, of the same shape."""
+        result = {}
+        for name in sorted(self.places.keys() - self.new_doc.schemas.keys()):
+            targets = self.places[name]
+            if len(targets) != 1:
+                continue
+            (target,) = targets
+            if (
+                target is not None
+                and target not in self.old_doc.schemas
+                and _same_shape(self.old_doc, self.new_doc, name, target)
+            ):
+                result[name] = target
+        return result
 
     def _mark_changed(self) -> None:
         """Set ``changed`` on the nodes compared since the last call from which a change can be
@@ -461,6 +550,9 @@ class _Comparison:
         while self.todo:
             old_ref, new_ref, path = self.todo.pop()
             old, new = self.graph.old_doc.resolve(old_ref), self.graph.new_doc.resolve(new_ref)
+            if isinstance(old_ref, ir.Ref):
+                held = new_ref.name if isinstance(new_ref, ir.Ref) else None
+                self.graph.places.setdefault(old_ref.name, set()).add(held)
             if isinstance(old_ref, ir.Ref) and isinstance(new_ref, ir.Ref):
                 site: list[_Pending] = []
                 self._beside(old_ref, new_ref, old, new, "", site)

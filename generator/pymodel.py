@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from . import ir
+from .diff import renamed_schemas
 from .errors import UnsupportedConstructError
 from .literals import pyrepr
 from .naming import Claim, Namespace, Rename
@@ -260,6 +261,18 @@ class PyAlias:
 
 
 @dataclass(frozen=True)
+class PyRenamed:
+    """A name an earlier revision gave a class of ``models.py`` (a component schema since
+    renamed), kept importable as a deprecated alias of the class."""
+
+    name: str
+    target: str
+    """The class the name stands for now."""
+    revision: str
+    """The revision that renamed the schema."""
+
+
+@dataclass(frozen=True)
 class OperationTypes:
     """The types of an operation's request body and success response, where they are JSON (or a
     form); ``None`` where the operation has none or its content is not JSON."""
@@ -345,6 +358,8 @@ class PyModule:
     """The types of each operation's JSON, form or multipart bodies, by ``"METHOD /path"``."""
     names: Names | None = None
     """Every name of the package (``None`` in the modules of a split ``models.py``)."""
+    renamed: tuple[PyRenamed, ...] = ()
+    """The deprecated names of classes that earlier revisions named otherwise, by name."""
 
     def model(self, name: str) -> PyModel:
         return self._models_by_name[name]
@@ -388,13 +403,15 @@ class PyModule:
     def typing(self) -> list[str]:
         """What ``models.py`` imports from ``typing``: only what it uses."""
         used = {"Any", "ClassVar"} if self.models else set()
-        if self.aliases:
+        if self.aliases or self.renamed:
             used.add("TypeAlias")
+        if self.renamed:
+            used.add("TYPE_CHECKING")
         if any("Any" in re.findall(r"\w+", a.type.annotation) for a in self.aliases):
             used.add("Any")
         if self.uses_files:
             used.add("IO")
-        return sorted(used, key=lambda name: (name != "IO", name))
+        return sorted(used, key=lambda name: (name != "IO", not name.isupper(), name))
 
     @property
     def uses_files(self) -> bool:
@@ -899,10 +916,38 @@ def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
         name: other_revision_notes(revisions, position, present)
         for name, present in history.items()
     }
-    names: Names | None = None
-    for earlier in revisions[:position]:
-        names = _build(earlier.document, names, notes).names
-    return _build(revisions[position].document, names, notes)
+    module = _build(revisions[0].document, None, notes)
+    renamed: dict[str, PyRenamed] = {}
+    for before, revision in zip(revisions[:position], revisions[1 : position + 1]):
+        previous, module = module, _build(revision.document, module.names, notes)
+        renamed = _carried_renames(renamed, previous, module, before, revision)
+    return replace(module, renamed=tuple(renamed[name] for name in sorted(renamed)))
+
+
+def _carried_renames(
+    renamed: Mapping[str, PyRenamed],
+    previous: PyModule,
+    module: PyModule,
+    before: Revision,
+    revision: Revision,
+) -> dict[str, PyRenamed]:
+    """The deprecated names of ``revision``'s module: those of the revision ``before`` it whose
+    class is still there (under its name in ``revision``), and the names of the schemas that
+    ``revision`` renamed; a name that a class of ``revision`` takes is no longer an alias."""
+    schemas = renamed_schemas(before.document, revision.document)
+    was = {name: schema for schema, name in previous.classes.items()}
+    result = {}
+    for name, alias in renamed.items():
+        schema = was[alias.target]
+        schema = schemas.get(schema, schema)
+        if schema in module.classes:
+            result[name] = replace(alias, target=module.classes[schema])
+    for old, new in schemas.items():
+        result[previous.classes[old]] = PyRenamed(
+            previous.classes[old], module.classes[new], revision.id
+        )
+    taken = set(module.exports) | set(module.classes.values())
+    return {name: alias for name, alias in result.items() if name not in taken}
 
 
 def _build(

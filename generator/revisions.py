@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -67,9 +67,17 @@ class RevisionIndex(Sequence[Revision]):
         return iter(self.revisions)
 
     def get(self, revision_id: str) -> Revision:
+        """The revision of that id, spelled with its case: ids are file and folder names, so
+        an id in another case is refused, naming the revision it would be."""
         for revision in self.revisions:
             if revision.id == revision_id:
                 return revision
+        for revision in self.revisions:
+            if revision.id.casefold() == revision_id.casefold():
+                raise RevisionError(
+                    f"unknown revision {revision_id!r}; did you mean {revision.id!r}? Revision "
+                    "ids are written with their case"
+                )
         known = ", ".join(r.id for r in self.revisions)
         raise RevisionError(f"unknown revision {revision_id!r}; known revisions: {known}")
 
@@ -109,6 +117,13 @@ def load_index(spec_dir: Path) -> RevisionIndex:
             raise RevisionError(f"{at}.file: {file!r} is not a file in {spec_dir}")
         if any(r.id == revision_id for r in revisions):
             raise RevisionError(f"{at}.id: revision {revision_id!r} is listed twice")
+        same = _same_but_case(revisions, revision_id)
+        if same is not None:
+            raise RevisionError(
+                f"{at}.id: revision {revision_id!r} differs only in case from revision "
+                f"{same.id!r}; on a case-insensitive file system one's document and package "
+                "would overwrite the other's"
+            )
         dated = [r.date for r in revisions if r.date]
         if date and dated and date < dated[-1]:
             raise RevisionError(
@@ -134,6 +149,13 @@ def check_new_revision(index: RevisionIndex, revision_id: str, date: datetime.da
         )
     if any(r.id == revision_id for r in index):
         raise RevisionError(f"revision {revision_id!r} is already in {index.spec_dir / INDEX_NAME}")
+    same = _same_but_case(index, revision_id)
+    if same is not None:
+        raise RevisionError(
+            f"revision {revision_id!r} differs only in case from revision {same.id!r} of "
+            f"{index.spec_dir / INDEX_NAME}; on a case-insensitive file system its document and "
+            "package would overwrite that revision's"
+        )
     if (index.spec_dir / f"{revision_id}.yaml").exists():
         raise RevisionError(f"{index.spec_dir / revision_id}.yaml exists already")
     dated = [r for r in index if r.date]
@@ -142,6 +164,12 @@ def check_new_revision(index: RevisionIndex, revision_id: str, date: datetime.da
             f"the date {date} is before that of revision {dated[-1].id} ({dated[-1].date}); "
             "revisions are appended in order"
         )
+
+
+def _same_but_case(revisions: Iterable[Revision], revision_id: str) -> Revision | None:
+    """The revision whose id is ``revision_id`` in another case, if any."""
+    folded = revision_id.casefold()
+    return next((r for r in revisions if r.id.casefold() == folded and r.id != revision_id), None)
 
 
 def append_revision(

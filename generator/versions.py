@@ -19,7 +19,11 @@ class VersionedChanges(changelog.RevisionChanges):
 
 def package_versions(index: Sequence[Revision]) -> list[VersionedChanges]:
     """Versions derived from the history: a warning or error bumps the major version, only info
-    changes the minor, no change the patch. The first revision is 1.0.0."""
+    changes the minor, no change the patch. The first revision is 1.0.0.
+
+    The names of ``models.py`` are changes too (:data:`generator.diff.COMPONENTS`): a schema
+    renamed with the same shape keeps its old name as a deprecated alias, an info change (minor);
+    a schema removed where the operations still reach it is a warning (major)."""
     major, minor, patch = 1, 0, 0
     result = [VersionedChanges(index[0], (), "1.0.0", True)]
     for entry in changelog.history(index):
