@@ -179,6 +179,10 @@ class PyResponse:
         return {"bytes": "bytes", "text": "str", "none": "None"}[self.kind]
 
 
+ERRORS_BY_STATUS_SINCE = "1.2"
+"""The runtime release from which ``status_error`` takes the error models by status."""
+
+
 @dataclass(frozen=True)
 class PyOperation:
     key: str
@@ -195,8 +199,9 @@ class PyOperation:
     cookie_parameters: tuple[PyParameter, ...]
     body: PyBody | None
     response: PyResponse
-    error_model: str | None = None
-    """The model of the operation's error responses, where they have one."""
+    error_models: tuple[tuple[str, str], ...] = ()
+    """The models of the operation's error responses, by status (``"409"``, ``"4XX"``,
+    ``"default"``), where they have one."""
     removed_fields: tuple[tuple[str, str], ...] = ()
     """``(argument name, "was removed in revision ...")`` for body fields of earlier revisions:
     passing one raises RevisionMismatchError rather than Python's bare TypeError."""
@@ -216,6 +221,20 @@ class PyOperation:
     @property
     def response_model(self) -> str | None:
         return self.response.model
+
+    @property
+    def error_model(self) -> str | None:
+        """What the call reads error bodies with, as an expression: the one model of every
+        error response, or a dict of the models by status where the responses differ
+        (``{"409": Conflict, "default": ErrorData}``)."""
+        names = {name for _, name in self.error_models}
+        if len(names) <= 1:
+            return next(iter(names), None)
+        return (
+            "{"
+            + ", ".join(f"{literals.pyrepr(status)}: {name}" for status, name in self.error_models)
+            + "}"
+        )
 
     @property
     def keyword_parameters(self) -> tuple[PyParameter, ...]:
@@ -529,6 +548,15 @@ class PyClient:
         return sorted({w.model for w in self.waiters})
 
     @property
+    def runtime_releases(self) -> tuple[str, ...]:
+        """The runtime releases (``major.minor``) the client needs beyond its major version's
+        first: reading error bodies by status needs 1.2."""
+        by_status = any(
+            op.error_model is not None and op.error_model.startswith("{") for op in self.operations
+        )
+        return (ERRORS_BY_STATUS_SINCE,) if by_status else ()
+
+    @property
     def error_annotation(self) -> str:
         """The type of ``APIStatusError.error``: the error models, or ``Any`` where none."""
         return " | ".join(self.error_models) or "Any"
@@ -581,7 +609,7 @@ def build_client(
     waiters = tuple(w for w in (_waiter(module, a, b, statuses) for a, b in pairs) if w)
     used = frozenset().union(*(op.classes for op in operations))
     used |= {w.status_enum for w in waiters}
-    errors = {op.error_model for op in operations if op.error_model}
+    errors = {name for op in operations for _, name in op.error_models}
     schemes = auth_schemes(doc)
     named = {op.auth for op in operations if op.auth is not None}
     return PyClient(
@@ -709,7 +737,7 @@ def _operations(
         cookie_parameters=tuple(p for p in params if p.location == "cookie"),
         body=body,
         response=response,
-        error_model=_error_model(op, module),
+        error_models=_error_models(op, module),
         removed_fields=removed,
         **_auth(doc, op),
     )
@@ -793,13 +821,14 @@ def _body(
     return PyBody("json", body.content_type, None, (), kind, body.required), ()
 
 
-def _error_model(op: ir.Operation, module: PyModule) -> str | None:
-    """The model of the operation's error responses: that of ``default``, else of the first
-    error status with a JSON model."""
+def _error_models(op: ir.Operation, module: PyModule) -> tuple[tuple[str, str], ...]:
+    """The models of the operation's error responses with a JSON model, by status: ``default``
+    first, then the others in the document's order."""
     errors = sorted(
         (r for r in op.responses if not r.status.startswith("2")),
         key=lambda r: r.status != "default",
     )
+    found = []
     for response in errors:
         if (
             isinstance(response.schema, ir.Ref)
@@ -808,8 +837,8 @@ def _error_model(op: ir.Operation, module: PyModule) -> str | None:
         ):
             name = module.classes.get(response.schema.name)
             if name is not None and any(m.name == name for m in module.models):
-                return name
-    return None
+                found.append((response.status, name))
+    return tuple(found)
 
 
 # What a waiter names itself beside the retrieve operation's path parameters.

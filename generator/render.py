@@ -401,9 +401,11 @@ def _package_files(
         "client": client,
         "pages": pages,
         "runtime": package.runtime,
-        "runtime_requirement": runtime.requirement(_settings_used(context["reference"])),
+        "runtime_requirement": runtime.requirement(
+            _settings_used(context["reference"]), releases=client.runtime_releases
+        ),
         "runtime_reference_requirement": runtime.requirement(
-            _settings_used(context["reference"]), "reference"
+            _settings_used(context["reference"]), "reference", client.runtime_releases
         ),
     }
     rendered = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}

@@ -103,7 +103,9 @@ class ForkServer:
     """A process that has imported a revision's reference server and forks a new server on each
     :meth:`start` (``tests/forkserve.py``): for tests that kill servers and start others."""
 
-    def __init__(self, revision: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, revision: str, env: dict[str, str] | None = None, root: Path = GENERATED
+    ) -> None:
         environment = {k: v for k, v in os.environ.items() if k != "TOGETHER_API_KEY"}
         environment.update(env or {})
         tests = str(Path(__file__).resolve().parent)
@@ -113,7 +115,7 @@ class ForkServer:
         self.log_file = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "forkserve"],
-            cwd=GENERATED / revision,
+            cwd=root / revision,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log_file,
@@ -121,6 +123,7 @@ class ForkServer:
             env=environment,
         )
         self.revision = revision
+        self.root = root
 
     def __enter__(self) -> ForkServer:
         return self
@@ -136,7 +139,7 @@ class ForkServer:
         line = self.process.stdout.readline()
         if not line.startswith("pid "):
             raise AssertionError(line + self.close())
-        forked = Forked(self.revision, int(line.split()[1]))
+        forked = Forked(self.revision, int(line.split()[1]), self.root)
         forked.banner = self.process.stdout.readline()
         match = re.search(r"http://([\d.]+):(\d+)", forked.banner)
         if match is None:
@@ -159,11 +162,11 @@ class ForkServer:
 class Forked(Served):
     """A server that :class:`ForkServer` started (``with`` stops it)."""
 
-    def __init__(self, revision: str, pid: int) -> None:
+    def __init__(self, revision: str, pid: int, root: Path = GENERATED) -> None:
         # not Served.__init__, which starts a process: this one runs already
         self.revision = revision
         self.pid = pid
-        self.required = _required_headers(revision, GENERATED)
+        self.required = _required_headers(revision, root)
 
     def kill(self) -> None:
         """SIGKILL: no shutdown at all."""

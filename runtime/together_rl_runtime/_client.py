@@ -363,11 +363,29 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
 }
 
 
-def status_error(response: httpx.Response, error_model: type[Model] | None) -> APIStatusError:
+ErrorModels = type[Model] | Mapping[str, type[Model]] | None
+"""What an operation reads its error bodies with: one model for every status, or the models by
+status as the document declares them (``"409"``, a range ``"4XX"``, ``"default"``)."""
+
+
+def error_model_for(error_models: ErrorModels, status: int) -> type[Model] | None:
+    """The model an error of ``status`` is read with: its status's, else its range's, else the
+    ``default`` one."""
+    if error_models is None or isinstance(error_models, type):
+        return error_models
+    for key in (str(status), f"{status // 100}XX", "default"):
+        if key in error_models:
+            return error_models[key]
+    return None
+
+
+def status_error(response: httpx.Response, error_models: ErrorModels) -> APIStatusError:
     """The error for an error response, with the most useful message its body allows; the body
-    is read as ``error_model`` where it is in the documented format."""
+    is read as the model of its status (:func:`error_model_for`) where it is in the documented
+    format."""
     body = response.text
     error: Any = None
+    error_model = error_model_for(error_models, response.status_code)
     if error_model is not None:
         try:
             error = error_model.from_json(body)
@@ -823,7 +841,7 @@ class _BaseClient:
         self,
         response: httpx.Response,
         read: Callable[[object, str], T],
-        error_model: type[Model] | None,
+        error_model: ErrorModels,
     ) -> T:
         """The JSON of a success response, read by ``read``; an error response raises."""
         if response.is_error:
@@ -938,7 +956,7 @@ class SyncAPIClient(_BaseClient):
         return read(response, self.max_response_bytes, ends)
 
     def _events(
-        self, request: httpx.Request, *, resendable: bool, error: type[Model] | None
+        self, request: httpx.Request, *, resendable: bool, error: ErrorModels
     ) -> Iterator[ServerSentEvent]:
         """Send ``request`` and return the events of its response as they arrive."""
         response = self._send(request, resendable=resendable, stream=True)
@@ -952,7 +970,7 @@ class SyncAPIClient(_BaseClient):
         model: type[M],
         statuses: Mapping[str, str],
         retrieve: Callable[[str], httpx.Request],
-        error: type[Model] | None,
+        error: ErrorModels,
         *,
         timeout: float,
         interval: float,
@@ -1064,7 +1082,7 @@ class AsyncAPIClient(_BaseClient):
         return await aread(response, self.max_response_bytes, ends)
 
     async def _events(
-        self, request: httpx.Request, *, resendable: bool, error: type[Model] | None
+        self, request: httpx.Request, *, resendable: bool, error: ErrorModels
     ) -> AsyncIterator[ServerSentEvent]:
         """Send ``request`` and return the events of its response as they arrive."""
         response = await self._send(request, resendable=resendable, stream=True)
@@ -1078,7 +1096,7 @@ class AsyncAPIClient(_BaseClient):
         model: type[M],
         statuses: Mapping[str, str],
         retrieve: Callable[[str], httpx.Request],
-        error: type[Model] | None,
+        error: ErrorModels,
         *,
         timeout: float,
         interval: float,
