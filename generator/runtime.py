@@ -54,10 +54,11 @@ def version() -> str:
     return value
 
 
-def requirement(settings: Iterable[str] = (), extra: str = "") -> str:
+def requirement(settings: Iterable[str] = (), extra: str = "", since: Iterable[str] = ()) -> str:
     """What a revision package declares of the runtime: any release of the runtime's major
     version from the oldest that applies every setting its fields set (``settings``, such as
-    ``adam.beta1``; see ``together_rl_runtime.settings.SINCE``): ``together-rl-runtime>=1.0,<2``.
+    ``adam.beta1``; see ``together_rl_runtime.settings.SINCE``) and is at least each release of
+    ``since`` (``major.minor``: what else its reference needs): ``together-rl-runtime>=1.0,<2``.
 
     It depends on the package alone, never on the runtime's newest release, so that a new
     runtime release changes no byte of a released package."""
@@ -65,6 +66,7 @@ def requirement(settings: Iterable[str] = (), extra: str = "") -> str:
 
     major = int(version().split(".")[0])
     releases = [(major, 0), *(_minor(SINCE[s]) for s in settings if s in SINCE)]
+    releases += [_minor(release) for release in since]
     low = max(releases)
     name = f"{DISTRIBUTION}[{extra}]" if extra else DISTRIBUTION
     return f"{name}>={low[0]}.{low[1]},<{major + 1}"

@@ -134,6 +134,25 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
 
 
 @torch.no_grad()
+def finite_flags(tensors: list[Tensor]) -> Tensor:
+    """Whether each of ``tensors`` holds finite values only, as a boolean tensor in their order
+    (on the first tensor's device; no host synchronisation): the largest magnitude of each, one
+    ``torch._foreach_norm`` per device and dtype, is infinite or NaN where any entry is (in
+    float64, which holds every finite value of the narrower dtypes). An empty tensor (a process's
+    share of a small sharded parameter) is finite."""
+    first = tensors[0].device
+    largest = torch.zeros(len(tensors), dtype=torch.float64, device=first)
+    held = [i for i, t in enumerate(tensors) if t.numel()]
+    groups = _by_device_and_dtype([[tensors[i] for i in held]]) if held else []
+    for _, [group], indices in groups:
+        norms = torch._foreach_norm(group, math.inf)
+        stacked = torch.stack([n.to(device=first, dtype=torch.float64) for n in norms])
+        places = torch.tensor([held[i] for i in indices], device=first)
+        largest[places] = stacked
+    return torch.isfinite(largest)
+
+
+@torch.no_grad()
 def grad_norms(grads: list[Tensor]) -> list[Tensor]:
     """The float32 2-norm of each gradient, as :func:`total_grad_norm` takes them: grouped by
     device and dtype, one ``torch._foreach_norm`` per group, in the groups' order (not
