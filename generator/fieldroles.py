@@ -127,17 +127,17 @@ def _parameter_entries(node: Any, source: str) -> dict[tuple[str, str], Entry]:
     for location, names in node.items():
         pointer = join("/parameters", str(location))
         if location not in PARAMETER_LOCATIONS:
-            allowed = ", ".join(PARAMETER_LOCATIONS)
-            raise FieldRolesError(f"{source}#{pointer}: a location is one of {allowed}")
+            locations = ", ".join(PARAMETER_LOCATIONS)
+            raise FieldRolesError(f"{source}#{pointer}: a location is one of {locations}")
         if not isinstance(names, dict):
             raise FieldRolesError(f"{source}#{pointer}: expected a mapping of names to roles")
+        roles = [r for r, places in PARAMETER_ROLES.items() if location in places]
         for name, role in names.items():
             where = join(pointer, str(name))
-            allowed = [r for r, places in PARAMETER_ROLES.items() if location in places]
-            if role not in allowed:
+            if role not in roles:
                 raise FieldRolesError(
                     f"{source}#{where}: a {location} parameter's role is one of "
-                    f"{', '.join(allowed)}, got {role!r}"
+                    f"{', '.join(roles)}, got {role!r}"
                 )
             key = str(name).lower() if location == "header" else str(name)
             if (location, key) in entries:
@@ -317,7 +317,7 @@ def _parameter_rules(
         else:
             rule = NoEffect()
         kind, values = _parameter_type(doc, param.schema)
-        location = "query" if param.location == "query" else "header"
+        location: Literal["query", "header"] = "query" if param.location == "query" else "header"
         rules.append(Parameter(location, param.name, rule, type=kind, values=values))
     return tuple(rules), tuple(unassigned)
 

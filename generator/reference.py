@@ -6,6 +6,7 @@ revision's schemas say (a warning of ``generate``)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,7 +215,7 @@ class _Answered:
         self.problems: list[tuple[str, str]] = []
         self.takes_text = True
 
-    def model(self, cls: str, path: str, given: dict[str, tuple[str, ...]]) -> None:
+    def model(self, cls: str, path: str, given: Mapping[str, tuple[str, ...]]) -> None:
         name = self.schemas.get(cls)
         schema = None if name is None else self.doc.resolve(self.doc.schemas[name])
         if not isinstance(schema, ir.Object):

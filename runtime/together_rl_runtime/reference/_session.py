@@ -74,10 +74,6 @@ class _InvalidInput(Exception):
         super().__init__(f"{path or '(body)'}: {problem}, got {value!r}")
 
 
-class _NonFiniteUpdate(Exception):
-    """The update left parameters non-finite (on any process, over sharded parameters)."""
-
-
 @dataclass(frozen=True)
 class _Choice:
     """A request field's value for a setting."""
@@ -316,13 +312,9 @@ class LocalSession:
                     raise IdempotencyKeyReusedError(idempotency_key, operation_id)
                 return self._operations[operation_id]
             undo: list[Callable[[], None]] = []
-            operation = self._run(
-                body,
-                gradients,
-                undo=undo if commit is not None else None,
-                query=query,
-                headers=headers,
-            )
+            operation = self._refused_parameters(query, headers)
+            if operation is None:
+                operation = self._run(body, gradients, undo=undo if commit is not None else None)
             if commit is not None:
                 completed = operation.output is not UNSET
                 record = StepRecord(
@@ -353,9 +345,20 @@ class LocalSession:
         because the request is invalid (without running it, changing or recording anything), or
         ``None``."""
         try:
-            check_parameters(self.revision.parameters, query or {}, headers or {})
             self._settings(body)
         except (ValidationError, _InvalidInput) as exc:
+            return self._failed(str(uuid.uuid4()), self.revision.invalid_input, str(exc))
+        return self._refused_parameters(query, headers)
+
+    def _refused_parameters(
+        self, query: Query | None, headers: Mapping[str, str] | None
+    ) -> Any | None:
+        """The FAILED operation of a step whose query parameters or headers the revision's
+        rules refuse, or ``None`` (checked before the step runs: on one process, where the
+        others follow what it runs)."""
+        try:
+            check_parameters(self.revision.parameters, query or {}, headers or {})
+        except ValidationError as exc:
             return self._failed(str(uuid.uuid4()), self.revision.invalid_input, str(exc))
         return None
 
@@ -408,8 +411,6 @@ class LocalSession:
         *,
         operation_id: str | None = None,
         undo: list[Callable[[], None]] | None = None,
-        query: Query | None = None,
-        headers: Mapping[str, str] | None = None,
     ) -> Any:
         """Run one step; where ``undo`` is given, a completed step appends to it what takes the
         step back (with ``rollback``)."""
@@ -418,7 +419,6 @@ class LocalSession:
         if self._broken is not None:
             return self._failed(operation_id, definition.internal_error, self._broken)
         try:
-            check_parameters(definition.parameters, query or {}, headers or {})
             settings = self._settings(body)
         except (ValidationError, _InvalidInput) as exc:
             return self._failed(operation_id, definition.invalid_input, str(exc))
@@ -447,7 +447,8 @@ class LocalSession:
         try:
             with _sharded.together(self._sharding):  # sharded: fails on every process, or none
                 self._apply(names, settings, total_norm)
-        except _NonFiniteUpdate as exc:
+            self._check_finite(names)  # after every process's update, for its all-reduce
+        except _optim.NonFiniteUpdate as exc:
             # refused as non-finite gradients are: the same code, and nothing changed (where
             # the state was copied to be put back)
             if saved is None:
@@ -684,10 +685,9 @@ class LocalSession:
                 clip_coef=clip_coef,
                 amsgrad=bool(settings.adam["amsgrad"]),
             )
-        self._check_finite(names)
 
     def _check_finite(self, names: list[str]) -> None:
-        """Raise :class:`_NonFiniteUpdate`, naming a parameter, where the update left any of
+        """Raise :class:`~._optim.NonFiniteUpdate`, naming a parameter, where the update left any of
         ``names`` with an infinite or NaN entry (on any process, over sharded parameters): a
         learning rate of 1e300 must fail the step, not leave the model unusable."""
         if not names:
@@ -695,10 +695,10 @@ class LocalSession:
         finite = _optim.finite_flags([self._part(self._params[n]) for n in names])
         if self._sharding is not None:
             finite = self._sharding.finite_everywhere(finite)
-        if bool(finite.all().item()):  # one more host synchronisation, after the update
+        if bool(finite.all().item()):
             return
         first = names[int((~finite).nonzero()[0].item())]
-        raise _NonFiniteUpdate(f"the update left the parameter {first!r} non-finite")
+        raise _optim.NonFiniteUpdate(f"the update left the parameter {first!r} non-finite")
 
     def _part(self, tensor: Tensor) -> Tensor:
         """The part of ``tensor`` this process updates: all of it, or its local shard."""
