@@ -22,7 +22,7 @@ import yaml
 from conftest import SPEC_DIR
 from nextrevision import Places, at
 from packages import load, reference
-from projects import append_revision, copy_project
+from projects import appended_copy
 from serving import Served
 from together_rl_runtime import ConfigurationError
 from together_rl_runtime.settings import IdempotencyKey, NoEffect, Parameter
@@ -78,11 +78,7 @@ def changed(doc: dict) -> None:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    project = copy_project(tmp_path_factory.mktemp("project"))
-    added, generated = append_revision(project, REVISION, changed)
-    assert added.returncode == 0, added.stdout + added.stderr
-    assert generated.returncode == 0, generated.stderr
-    return project, generated.stderr
+    return appended_copy(tmp_path_factory.mktemp("project"), REVISION, changed)
 
 
 @pytest.fixture(scope="module")
@@ -298,6 +294,10 @@ def test_a_parameter_with_a_role_is_checked_against_its_schema():
     assert refused("", {"x-priority": "urgent"}) == (
         "header X-Priority: must be one of low, high, got 'urgent'"
     )
+    undecodable = httpx.Request("POST", f"http://reference{path}?dry_run=%ff", json=body)
+    answer = transport.handle_request(undecodable)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["message"] == "the query is not UTF-8 once decoded"
     assert session.step == 0
     first = post(transport, path + "?dry_run=false", body, {**required, "X-Priority": "low"})
     assert code(first) == "" and session.step == 1

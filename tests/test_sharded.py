@@ -29,6 +29,7 @@ import signal
 import socket
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -275,26 +276,25 @@ def refusals(rank: int) -> dict[str, Any]:
 
     real = _optim.adam_update
 
+    def with_update_on_rank_1(update: Callable[..., None]) -> tuple[str, bool, int]:
+        """A step whose Adam update is ``update`` on rank 1: its code, whether this rank is as
+        it was, and the step counter."""
+        _optim.adam_update = update if rank == 1 else real
+        try:
+            operation = session.optim_step(body("muon"))
+        finally:
+            _optim.adam_update = real
+        return code(operation), unchanged(before), session.step
+
     def fails(*args: Any, **kwargs: Any) -> None:
         raise MemoryError("no memory left on rank 1")
-
-    _optim.adam_update = fails if rank == 1 else real
-    try:
-        operation = session.optim_step(body("muon"))
-    finally:
-        _optim.adam_update = real
-    found["update raises on rank 1"] = (code(operation), unchanged(before), session.step)
 
     def overflows(params: list[Tensor], *args: Any, **kwargs: Any) -> None:
         real(params, *args, **kwargs)
         next(p for p in params if p.numel()).view(-1)[0] = float("inf")
 
-    _optim.adam_update = overflows if rank == 1 else real
-    try:
-        operation = session.optim_step(body("muon"))
-    finally:
-        _optim.adam_update = real
-    found["update non-finite on rank 1"] = (code(operation), unchanged(before), session.step)
+    found["update raises on rank 1"] = with_update_on_rank_1(fails)
+    found["update non-finite on rank 1"] = with_update_on_rank_1(overflows)
     found["then a step"] = (code(session.optim_step(body("muon"))), session.step)
     return found
 
