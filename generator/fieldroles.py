@@ -1,22 +1,25 @@
-"""What each request field does in the generated local reference, from ``spec/reference-fields.yaml``.
+"""What each request input does in the generated local reference, from ``spec/reference-fields.yaml``.
 
 The data file gives each field of the served operation's request body a role (a group of Adam or
-Muon overrides, a setting inside a group, a step-level value, no local effect). For one revision
-and one session kind, :func:`resolve` settles every field of that revision's body into a
-:data:`Rule` the rendered reference applies as it is: the reference has no run-time branch on
-which revision it is. A field without a role (or whose schema cannot play its role) does not
-stop generation: it becomes a :class:`Refused` rule and an :class:`Unassigned` warning.
+Muon overrides, a setting inside a group, a step-level value, no local effect), and each of its
+query parameters and headers one too (no local effect, or the idempotency key). For one revision
+and one session kind, :func:`resolve` settles every field of that revision's body, and every
+query parameter and header of its operation, into a :data:`Rule` the rendered reference applies
+as it is: the reference has no run-time branch on which revision it is. An input without a role
+(or whose schema cannot play its role) does not stop generation: it becomes a :class:`Refused`
+rule and an :class:`Unassigned` warning.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from together_rl_runtime.settings import (
     GROUP_ROLES,
+    IDEMPOTENCY_ROLE,
     NO_EFFECT_ROLE,
     OPTIMIZERS,
     SESSION_DEFAULTS,
@@ -25,7 +28,9 @@ from together_rl_runtime.settings import (
     SETTINGS,
     TOP_LEVEL_ROLES,
     Group,
+    IdempotencyKey,
     NoEffect,
+    Parameter,
     Refused,
     Rule,
     Sets,
@@ -48,6 +53,14 @@ _GROUPS = GROUP_ROLES
 _TOP_LEVEL = TOP_LEVEL_ROLES
 
 NOT_IMPLEMENTED = "the local reference does not implement this field yet"
+PARAMETER_NOT_IMPLEMENTED = "the local reference does not implement this parameter yet"
+PARAMETER_LOCATIONS = ("query", "header")
+"""Where the parameters that take roles are (a path parameter names the session)."""
+PARAMETER_ROLES: dict[str, tuple[str, ...]] = {
+    NO_EFFECT_ROLE: PARAMETER_LOCATIONS,
+    IDEMPOTENCY_ROLE: ("header",),
+}
+"""The roles of a query parameter or header, and where each may be."""
 MUON_IN_ADAM = "Muon overrides in an Adam session"
 ADAM_AT_TOP_OF_MUON = "Adam overrides at the top level of a Muon session"
 
@@ -77,6 +90,13 @@ class FieldRoles:
     operation: str
     """The operation the reference serves: an operationId or ``"METHOD /path"``."""
     fields: Mapping[str, Entry]
+    parameters: Mapping[tuple[str, str], Entry] = field(default_factory=dict)
+    """The roles of query parameters and headers, by location and name (a header's in lower
+    case: headers compare without case)."""
+
+    def parameter(self, location: str, name: str) -> Entry | None:
+        """The entry of a query parameter or header, where it has one."""
+        return self.parameters.get((location, name.lower() if location == "header" else name))
 
 
 def load_field_roles(spec_dir: Path) -> FieldRoles:
@@ -86,14 +106,44 @@ def load_field_roles(spec_dir: Path) -> FieldRoles:
     raw = load_yaml(path)
     if not isinstance(raw, dict):
         raise FieldRolesError(f"{source}#/: expected a mapping with `operation` and `fields`")
-    unknown = sorted(set(raw) - {"operation", "fields"})
+    unknown = sorted(set(raw) - {"operation", "fields", "parameters"})
     if unknown:
-        raise FieldRolesError(f"{source}#/{unknown[0]}: unknown key (expected operation, fields)")
+        raise FieldRolesError(
+            f"{source}#/{unknown[0]}: unknown key (expected operation, fields, parameters)"
+        )
     operation = raw.get("operation")
     if not isinstance(operation, str) or not operation:
         raise FieldRolesError(f"{source}#/operation: expected an operationId, got {operation!r}")
     fields = _entries(raw.get("fields"), "/fields", None, source)
-    return FieldRoles(source=source, operation=operation, fields=fields)
+    parameters = _parameter_entries(raw.get("parameters", {}), source)
+    return FieldRoles(source=source, operation=operation, fields=fields, parameters=parameters)
+
+
+def _parameter_entries(node: Any, source: str) -> dict[tuple[str, str], Entry]:
+    """The ``parameters`` section: ``{query: {name: role}, header: {name: role}}``."""
+    if not isinstance(node, dict):
+        raise FieldRolesError(f"{source}#/parameters: expected a mapping of locations")
+    entries: dict[tuple[str, str], Entry] = {}
+    for location, names in node.items():
+        pointer = join("/parameters", str(location))
+        if location not in PARAMETER_LOCATIONS:
+            locations = ", ".join(PARAMETER_LOCATIONS)
+            raise FieldRolesError(f"{source}#{pointer}: a location is one of {locations}")
+        if not isinstance(names, dict):
+            raise FieldRolesError(f"{source}#{pointer}: expected a mapping of names to roles")
+        roles = [r for r, places in PARAMETER_ROLES.items() if location in places]
+        for name, role in names.items():
+            where = join(pointer, str(name))
+            if role not in roles:
+                raise FieldRolesError(
+                    f"{source}#{where}: a {location} parameter's role is one of "
+                    f"{', '.join(roles)}, got {role!r}"
+                )
+            key = str(name).lower() if location == "header" else str(name)
+            if (location, key) in entries:
+                raise FieldRolesError(f"{source}#{where}: the header {name} is listed twice")
+            entries[(location, key)] = Entry(role=role, pointer=where)
+    return entries
 
 
 def _entries(node: Any, pointer: str, group: str | None, source: str) -> dict[str, Entry]:
@@ -188,6 +238,11 @@ class ReferenceRules:
     """For each session kind, the defaults the document declares for settings, by setting."""
     ignored_defaults: tuple[str, ...] = ()
     """Why declared defaults were not applied, each with its JSON pointer."""
+    parameters: tuple[Parameter, ...] = ()
+    """The rule of every query parameter and header of the served operation, in its order."""
+    unassigned_parameters: tuple[Unassigned, ...] = ()
+    """Its query parameters and headers without a role (their ``path``: ``query parameter
+    dry_run``)."""
 
     def declared(self, session: Session) -> tuple[Default, ...]:
         """The defaults the document declares for settings in a session of this kind."""
@@ -195,8 +250,11 @@ class ReferenceRules:
 
     @property
     def imports(self) -> list[str]:
-        """What the rendered module imports of the rules: the kinds of rule it uses."""
-        return sorted({type(rule).__name__ for _, rules in self.sessions for _, rule in rules})
+        """What the rendered module imports of the rules: the kinds of rule it uses (and
+        ``Parameter`` where the operation has query parameters or headers)."""
+        used = {type(rule).__name__ for _, rules in self.sessions for _, rule in rules}
+        used |= {type(p.rule).__name__ for p in self.parameters}
+        return sorted(used | ({"Parameter"} if self.parameters else set()))
 
 
 def resolve(doc: ir.Document, roles: FieldRoles) -> ReferenceRules:
@@ -224,6 +282,7 @@ def resolve(doc: ir.Document, roles: FieldRoles) -> ReferenceRules:
     defaults = tuple(
         (session, _declared_defaults(doc, top, dict(rules), ignored)) for session, rules in sessions
     )
+    parameters, unassigned = _parameter_rules(doc, operation, roles)
     return ReferenceRules(
         operation=operation,
         body=body.schema,
@@ -231,7 +290,52 @@ def resolve(doc: ir.Document, roles: FieldRoles) -> ReferenceRules:
         unassigned=tuple(walker.unassigned.values()),
         defaults=defaults,
         ignored_defaults=tuple(ignored.values()),
+        parameters=parameters,
+        unassigned_parameters=unassigned,
     )
+
+
+def _parameter_rules(
+    doc: ir.Document, operation: ir.Operation, roles: FieldRoles
+) -> tuple[tuple[Parameter, ...], tuple[Unassigned, ...]]:
+    """The rule of each query parameter and header of ``operation``, and those without a role
+    (refused by the reference where a request carries them)."""
+    rules: list[Parameter] = []
+    unassigned: list[Unassigned] = []
+    for param in operation.parameters:
+        if param.location not in PARAMETER_LOCATIONS:
+            continue
+        entry = roles.parameter(param.location, param.name)
+        rule: Rule
+        if entry is None:
+            rule = Refused(PARAMETER_NOT_IMPLEMENTED)
+            where = "query parameter" if param.location == "query" else "header"
+            reason = f"it has no entry in {roles.source}"
+            unassigned.append(Unassigned(param.pointer, f"{where} {param.name}", reason))
+        elif entry.role == IDEMPOTENCY_ROLE:
+            rule = IdempotencyKey()
+        else:
+            rule = NoEffect()
+        kind, values = _parameter_type(doc, param.schema)
+        location: Literal["query", "header"] = "query" if param.location == "query" else "header"
+        rules.append(Parameter(location, param.name, rule, type=kind, values=values))
+    return tuple(rules), tuple(unassigned)
+
+
+def _parameter_type(doc: ir.Document, schema: ir.Schema) -> tuple[Any, tuple[Any, ...] | None]:
+    """The JSON type the reference reads a parameter's text as, and its enum's values: a scalar
+    the reference checks, else ``"any"`` (not checked)."""
+    resolved = doc.resolve(schema)
+    if isinstance(resolved, ir.Enum):
+        return resolved.type, tuple(resolved.values)
+    if isinstance(resolved, ir.Primitive) and resolved.type in (
+        "string",
+        "integer",
+        "number",
+        "boolean",
+    ):
+        return resolved.type, None
+    return "any", None
 
 
 def _declared_defaults(
@@ -253,9 +357,12 @@ def _declared_defaults(
         for setting in rule.settings:
             name = setting.rpartition(".")[2]
             limits = SETTING_RANGES.get(name)
-            boolean = SETTING_KINDS.get(name) == "boolean"
+            kind = SETTING_KINDS.get(name, "number")
+            boolean = kind == "boolean"
             if isinstance(value, bool) != boolean:
                 problem: str | None = f"is not a {'boolean' if boolean else 'number'}"
+            elif kind == "integer" and not float(value).is_integer():
+                problem = "is not an integer"
             else:
                 problem = limits.problem(value) if limits is not None else None
             if problem:
@@ -382,7 +489,9 @@ class _Walker:
         kind = SETTING_KINDS.get(entry.role, "number")
         types = ("boolean",) if kind == "boolean" else ("number", "integer")
         if not (isinstance(schema, ir.Primitive) and schema.type in types):
-            reason = f"its role `{entry.role}` needs a {kind}, and its schema is not one"
+            reason = (
+                f"its role `{entry.role}` needs {article(kind)} {kind}, and its schema is not one"
+            )
             return self.refuse(prop, path, reason)
         if entry.role == "step.learning_rate":
             targets = (

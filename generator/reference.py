@@ -1,14 +1,16 @@
-"""The view the local reference's templates render: the field rules of one revision, the models
-and values of its answers (statuses, error codes), the request fields the server knows, and the
-paths it serves."""
+"""The view the local reference's templates render: the field and parameter rules of one
+revision, the models and values of its answers (statuses, error codes), the request fields the
+server knows, and the paths it serves; and what of its answers the reference cannot give as the
+revision's schemas say (a warning of ``generate``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from together_rl_runtime.settings import SESSION_DEFAULTS, SINCE, Sets
+from together_rl_runtime.settings import PARAMETERS_SINCE, SESSION_DEFAULTS, SINCE, Sets
 
 from . import ir
 from .errors import SpecError
@@ -48,6 +50,12 @@ class Answers:
     non_finite: str
     """Error-code members: a refused request, a failure inside the reference, non-finite
     gradients (NON_FINITE_LOSS where the revision has it, else INTERNAL_ERROR)."""
+    step_as_text: bool = True
+    """Whether the result's ``step`` takes the decimal string every runtime answers with (else
+    the integer, which the runtime gives from release ``PARAMETERS_SINCE`` on)."""
+    unsatisfied: tuple[tuple[str, str], ...] = ()
+    """What the reference cannot answer as the revision's schemas say: each problem's JSON
+    pointer and what it is."""
 
     @property
     def classes(self) -> list[str]:
@@ -103,6 +111,14 @@ class ReferenceView:
             parts.append(f"{title}: {', '.join(values)}")
         parts.append(f"clip {SESSION_DEFAULTS['clip']!r}")
         return "; ".join(parts)
+
+    @property
+    def runtime_since(self) -> tuple[str, ...]:
+        """The runtime releases (``major.minor``) beyond the settings' that the reference of this
+        revision needs: the rules of its query parameters and headers, and an integer step
+        number, are the runtime's from ``PARAMETERS_SINCE`` on."""
+        needed = self.rules.parameters or not self.answers.step_as_text
+        return (PARAMETERS_SINCE,) if needed else ()
 
     @property
     def required_headers(self) -> tuple[str, ...]:
@@ -163,6 +179,10 @@ def _answers(
             raise fail(f"a status that means `{kind}` in the status data")
         return f"{waiter.status_enum}.{members[0]}"
 
+    checked = _Answered(doc, module)
+    checked.model(waiter.model, "", _GIVEN_OPERATION)
+    checked.model(result.model, "output", _GIVEN_RESULT)
+    checked.model(error.model, "error", _GIVEN_ERROR)
     return Answers(
         operation=waiter.model,
         result=result.model,
@@ -172,7 +192,70 @@ def _answers(
         invalid_input=code_of("_INVALID_INPUT"),
         internal_error=code_of("_INTERNAL_ERROR"),
         non_finite=code_of("_NON_FINITE_LOSS", "_INTERNAL_ERROR"),
+        step_as_text=checked.takes_text,
+        unsatisfied=tuple(checked.problems),
     )
+
+
+_GIVEN_OPERATION = {"id": ("string",), "status": (), "output": (), "error": ()}
+"""The fields of an operation the reference answers with, and the JSON types it can give each
+(``()``: a value of the revision's own models, always as they type it)."""
+_GIVEN_RESULT = {"step": ("string", "integer")}
+"""An operation's ``output``: the step number, as a decimal string or an integer."""
+_GIVEN_ERROR = {"code": (), "message": ("string",)}
+
+
+class _Answered:
+    """The check of the models the reference answers with against what it can give: a required
+    field it has no value for, or a field whose schema takes none of the types it can give."""
+
+    def __init__(self, doc: ir.Document, module: PyModule) -> None:
+        self.doc = doc
+        self.schemas = {cls: name for name, cls in module.classes.items()}
+        self.problems: list[tuple[str, str]] = []
+        self.takes_text = True
+
+    def model(self, cls: str, path: str, given: Mapping[str, tuple[str, ...]]) -> None:
+        name = self.schemas.get(cls)
+        schema = None if name is None else self.doc.resolve(self.doc.schemas[name])
+        if not isinstance(schema, ir.Object):
+            return
+        for prop in schema.properties:
+            where = f"{path}.{prop.name}" if path else prop.name
+            types = given.get(prop.name)
+            if types is None:
+                if prop.required:
+                    self.problems.append(
+                        (
+                            prop.schema.pointer,
+                            f"the response field `{where}` is required, and the local "
+                            "reference has no value for it: its answers leave it out",
+                        )
+                    )
+                continue
+            taken = [t for t in types if _takes(self.doc, prop.schema, t)]
+            if types and not taken:
+                self.problems.append(
+                    (
+                        prop.schema.pointer,
+                        f"the response field `{where}` takes no {' or '.join(types)}, which is "
+                        "what the local reference answers with",
+                    )
+                )
+            if prop.name == "step" and "string" not in taken:
+                self.takes_text = False
+
+
+def _takes(doc: ir.Document, schema: ir.Schema, kind: str) -> bool:
+    """Whether ``schema`` takes a value of the JSON type ``kind`` (``string`` or ``integer``)."""
+    resolved = doc.resolve(schema)
+    if isinstance(resolved, ir.AnyValue):
+        return True
+    if isinstance(resolved, ir.Primitive):
+        return resolved.type == kind or (kind == "integer" and resolved.type == "number")
+    if isinstance(resolved, ir.Union):
+        return any(_takes(doc, variant, kind) for variant in resolved.variants)
+    return False
 
 
 def _session_parameter(operation: ir.Operation) -> str:

@@ -233,6 +233,16 @@ def render_package(
         "answers a request that sets it with FAILED / INVALID_INPUT"
         for field in reference.rules.unassigned
     ] + _unclassified_statuses(revision, client, statuses)
+    warnings += [
+        f"{revision.file}#{p.pointer}: the {p.path} of revision {revision.id} has no role in the "
+        f"local reference ({p.reason}); the reference answers a request that carries it with "
+        "FAILED / INVALID_INPUT"
+        for p in reference.rules.unassigned_parameters
+    ]
+    warnings += [
+        f"{revision.file}#{pointer}: revision {revision.id}: {problem}"
+        for pointer, problem in reference.answers.unsatisfied
+    ]
     warnings += [f"{revision.file}#{reason}" for reason in reference.rules.ignored_defaults]
     assert module.names is not None
     source = str(revision.file)
@@ -394,6 +404,7 @@ def _package_files(
     assert names is not None
     pages = [operation_page(doc, op, names.pages.get(op.key)) for op in doc.operations]
     parts = split_models(module)
+    releases = (*client.runtime_releases, *_since(context["reference"]))
     context = {
         **context,
         "module": module,
@@ -402,10 +413,10 @@ def _package_files(
         "pages": pages,
         "runtime": package.runtime,
         "runtime_requirement": runtime.requirement(
-            _settings_used(context["reference"]), releases=client.runtime_releases
+            _settings_used(context["reference"]), releases=releases
         ),
         "runtime_reference_requirement": runtime.requirement(
-            _settings_used(context["reference"]), "reference", client.runtime_releases
+            _settings_used(context["reference"]), "reference", releases
         ),
     }
     rendered = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
@@ -441,6 +452,11 @@ def _package_files(
             if _wanted(f"{package.import_name}/{path}", package, context)
         }
     return PackageFiles(rendered, static, warnings)
+
+
+def _since(reference: ReferenceView | None) -> tuple[str, ...]:
+    """The runtime releases the package's reference needs beyond its settings'."""
+    return () if reference is None else reference.runtime_since
 
 
 def _settings_used(reference: ReferenceView | None) -> set[str]:

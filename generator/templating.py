@@ -79,15 +79,16 @@ def string(text: str, indent: int, column: int) -> str:
 
 def constructor(value: Any) -> str:
     """A dataclass instance as the call that makes it: its fields without defaults positional,
-    the others by keyword where they differ from the default (``Sets(("clip",), fallback=True)``).
-    """
+    the others by keyword where they differ from the default (``Sets(("clip",), fallback=True)``);
+    a field that is itself a dataclass instance written the same way."""
     arguments = []
     for item in dataclasses.fields(value):
         given = getattr(value, item.name)
+        text = constructor(given) if dataclasses.is_dataclass(given) else pyrepr(given)
         if item.default is dataclasses.MISSING:
-            arguments.append(pyrepr(given))
+            arguments.append(text)
         elif given != item.default:
-            arguments.append(f"{item.name}={pyrepr(given)}")
+            arguments.append(f"{item.name}={text}")
     return f"{type(value).__name__}({', '.join(arguments)})"
 
 

@@ -55,3 +55,16 @@ def append_revision(
     date = (latest + datetime.timedelta(days=1)).isoformat()
     added = run(project, "add-revision", str(published), "--id", revision_id, "--date", date)
     return added, run(project, "generate")
+
+
+def appended_copy(
+    folder: Path, revision_id: str, change: Callable[[dict[str, Any]], None]
+) -> tuple[Path, str]:
+    """A copy of the project in ``folder`` with ``revision_id`` appended (see
+    :func:`append_revision`), both commands having succeeded; the copy, and what ``generate``
+    printed on its standard error (its warnings and notes)."""
+    project = copy_project(folder)
+    added, generated = append_revision(project, revision_id, change)
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert generated.returncode == 0, generated.stderr
+    return project, generated.stderr

@@ -6,10 +6,14 @@ import shutil
 
 import pytest
 import seeds
+import yaml
 from conftest import SPEC_DIR
+from together_rl_runtime.settings import IdempotencyKey, Parameter
 
 from generator import fieldroles
 from generator.fieldroles import Group, NoEffect, Refused, Sets, load_field_roles, resolve
+from generator.parser import parse_document
+from generator.pointer import split
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +84,28 @@ def write(tmp_path, text: str):
         ),
         ("operation: X\nfields: {a: {role: sgd, fields: {}}}\n", "#/fields/a: a group's role"),
         ("operation: X\nfields: {a: none}\nextra: 1\n", "#/extra: unknown key"),
+        (
+            "operation: X\nfields: {a: none}\nparameters: [dry_run]\n",
+            "#/parameters: expected a mapping of locations",
+        ),
+        (
+            "operation: X\nfields: {a: none}\nparameters: {path: {session_id: none}}\n",
+            "#/parameters/path: a location is one of query, header",
+        ),
+        (
+            "operation: X\nfields: {a: none}\nparameters: {query: {dry_run: idempotency}}\n",
+            "#/parameters/query/dry_run: a query parameter's role is one of none, got "
+            "'idempotency'",
+        ),
+        (
+            "operation: X\nfields: {a: none}\nparameters: {header: {X-A: step.clip}}\n",
+            "#/parameters/header/X-A: a header parameter's role is one of none, idempotency",
+        ),
+        (
+            "operation: X\nfields: {a: none}\n"
+            "parameters: {header: {Idempotency-Key: idempotency, idempotency-key: none}}\n",
+            "#/parameters/header/idempotency-key: the header idempotency-key is listed twice",
+        ),
     ],
 )
 def test_mistakes_in_the_data_name_their_place(tmp_path, text, message):
@@ -98,3 +124,41 @@ def test_the_served_operation_must_exist(index, tmp_path):
     table = load_field_roles(write(tmp_path, text))
     with pytest.raises(fieldroles.FieldRolesError, match="has no operation 'NoSuchStep'"):
         resolve(index[-1].document, table)
+
+
+def test_every_query_parameter_and_header_gets_a_rule_and_one_without_a_role_is_reported(index):
+    """A header's role is found without case; a parameter without one is refused and reported
+    with its pointer; the path parameter (the session) takes none."""
+    raw = yaml.safe_load(index[-1].file.read_text(encoding="utf-8"))
+    document = parse_document(raw, source="roles.yaml")
+    operation = document.operation(load_field_roles(SPEC_DIR).operation)
+    assert operation is not None
+    written = raw
+    for token in split(operation.pointer):
+        written = written[token]
+    written.setdefault("parameters", []).extend(
+        [
+            {"name": "dry_run", "in": "query", "schema": {"type": "boolean"}},
+            {"name": "IDEMPOTENCY-KEY", "in": "header", "schema": {"type": "string"}},
+            {"name": "X-Mode", "in": "header", "schema": {"type": "string", "enum": ["a", "b"]}},
+        ]
+    )
+    table = fieldroles.FieldRoles(
+        "roles.yaml",
+        "OptimStep",
+        {"learning_rate": fieldroles.Entry("step.learning_rate", "/fields/learning_rate")},
+        {
+            ("header", "idempotency-key"): fieldroles.Entry("idempotency", "/p/h/i"),
+            ("header", "x-mode"): fieldroles.Entry("none", "/p/h/x"),
+        },
+    )
+    result = resolve(parse_document(raw, source="roles.yaml"), table)
+    assert result.parameters == (
+        Parameter("query", "dry_run", Refused(fieldroles.PARAMETER_NOT_IMPLEMENTED), "boolean"),
+        Parameter("header", "IDEMPOTENCY-KEY", IdempotencyKey()),
+        Parameter("header", "X-Mode", NoEffect(), values=("a", "b")),
+    )
+    pointers = [p.pointer for p in operation.parameters]
+    assert [(u.path, u.pointer) for u in result.unassigned_parameters] == [
+        ("query parameter dry_run", f"{operation.pointer}/parameters/{len(pointers)}")
+    ]

@@ -17,7 +17,7 @@ from loopback import LoopbackServer, Reply
 from conftest import SPEC_DIR
 from nextrevision import Places, at
 from packages import load, models
-from projects import append_revision, copy_project
+from projects import appended_copy
 from typecheck import mypy_strict
 
 from generator.pymodel import attribute_name, class_name
@@ -53,10 +53,9 @@ def with_idempotency_key_and_limits(doc: dict) -> None:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    project = copy_project(tmp_path_factory.mktemp("project"))
-    added, generated = append_revision(project, REVISION, with_idempotency_key_and_limits)
-    assert added.returncode == 0, added.stdout + added.stderr
-    assert generated.returncode == 0, generated.stderr
+    project, _ = appended_copy(
+        tmp_path_factory.mktemp("project"), REVISION, with_idempotency_key_and_limits
+    )
     return project
 
 

@@ -526,6 +526,16 @@ def test_non_finite_gradients_change_nothing(revision, kind):
     before_grads = [p.grad.clone() for p in model.parameters()]
     before_state = session.state_dict()
     operation = session.optim_step(facts.required_body(revision))
+    assert failed(operation)
+    assert operation.error.code == non_finite_code(revision)
+    assert all(torch.equal(a, b) for a, b in zip(before_params, model.parameters()))
+    assert all(_same(a, p.grad) for a, p in zip(before_grads, model.parameters()))
+    same_state(before_state, session.state_dict(), steps=1)
+
+
+def non_finite_code(revision: str) -> str:
+    """The error code of a step refused as non-finite: NON_FINITE_LOSS where the revision has
+    it, else INTERNAL_ERROR."""
     codes = {
         str(value)
         for schema in facts.document(revision).schemas.values()
@@ -537,17 +547,71 @@ def test_non_finite_gradients_change_nothing(revision, kind):
         if "TRAINING_OPERATION_ERROR_CODE_NON_FINITE_LOSS" in codes
         else "INTERNAL_ERROR"
     )
-    assert failed(operation)
-    assert operation.error.code == f"TRAINING_OPERATION_ERROR_CODE_{expected}"
-    assert all(torch.equal(a, b) for a, b in zip(before_params, model.parameters()))
-    assert all(_same(a, p.grad) for a, p in zip(before_grads, model.parameters()))
-    after_state = session.state_dict()
-    assert after_state["step"] == before_state["step"] == 1
+    return f"TRAINING_OPERATION_ERROR_CODE_{expected}"
+
+
+def same_state(before: dict, after: dict, steps: int) -> None:
+    """Two ``state_dict()``s hold the same step counter (``steps``) and optimizer state."""
+    assert after["step"] == before["step"] == steps
     for kind_state in ("adam", "muon"):
-        for name, tensors in before_state[kind_state].items():
+        assert before[kind_state].keys() == after[kind_state].keys()
+        for name, tensors in before[kind_state].items():
             for key, value in tensors.items():
-                other = after_state[kind_state][name][key]
+                other = after[kind_state][name][key]
                 assert torch.equal(value, other) if isinstance(value, Tensor) else value == other
+
+
+@pytest.mark.parametrize("revision", facts.EACH_REVISION)
+@pytest.mark.parametrize("kind", ["adam", "muon"])
+def test_an_update_that_leaves_parameters_non_finite_changes_nothing(revision, kind):
+    """A learning rate of 1e300 makes every updated parameter infinite: the step is refused as
+    non-finite gradients are (the same error code), and the parameters, gradients, optimizer
+    state and step counter are as before it, so that the next step with a sane learning rate
+    completes as the first one would have."""
+    model, twin = twin_models()
+    session = reference(revision).LocalSession(model, kind, rollback=True)
+    sane = reference(revision).LocalSession(twin, kind)
+    huge = {f"{kind}.learning_rate": 1e300}
+    if kind == "muon" and facts.field_for(revision, "muon", "adam.learning_rate"):
+        huge["adam.learning_rate"] = 1e300
+    for each in (model, twin):
+        backward(each, 0)
+    before_params = [p.detach().clone() for p in model.parameters()]
+    before_grads = [p.grad.clone() for p in model.parameters()]
+    before_state = session.state_dict()
+    operation = session.optim_step(facts.body(revision, kind, huge))
+    assert failed(operation)
+    assert operation.error.code == non_finite_code(revision)
+    assert (
+        "non-finite" in operation.error.message and "nothing was changed" in operation.error.message
+    )
+    assert all(torch.equal(a, b) for a, b in zip(before_params, model.parameters()))
+    assert all(torch.equal(a, p.grad) for a, p in zip(before_grads, model.parameters()))
+    same_state(before_state, session.state_dict(), steps=0)
+    completed(session.optim_step(facts.required_body(revision)))
+    completed(sane.optim_step(facts.required_body(revision)))
+    assert all(torch.equal(a, b) for a, b in zip(model.parameters(), twin.parameters()))
+    assert session.step == 1
+
+
+def test_an_update_left_non_finite_without_rollback_stops_the_session_until_a_state_is_loaded():
+    """Without ``rollback`` there is no copy to put back: the step is refused with the same code,
+    says so, and the session refuses further steps until a saved state is loaded."""
+    revision = facts.NEWEST
+    model, _ = twin_models()
+    session = reference(revision).LocalSession(model, "adam")
+    saved = session.state_dict()
+    backward(model, 0)
+    operation = session.optim_step(facts.body(revision, "adam", {"adam.learning_rate": 1e300}))
+    assert failed(operation) and operation.error.code == non_finite_code(revision)
+    assert "load_state_dict()" in operation.error.message
+    backward(model, 1)
+    assert failed(session.optim_step(facts.required_body(revision)))
+    session.load_state_dict(saved)
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+    model.zero_grad(set_to_none=True)  # those of the non-finite parameters
+    backward(model, 2)
+    completed(session.optim_step(facts.required_body(revision)))
 
 
 def _same(a: Tensor, b: Tensor) -> bool:

@@ -68,12 +68,18 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_step(tmp_path):
     still there, the steps are exactly 1..N, and the parameters are those of a sequential replay
     of the steps in order.
 
-    The servers are forked from one process that has imported them already (serving.ForkServer),
-    so that a restart takes milliseconds and the test a few seconds."""
+    A moment is counted in acknowledgements, not in time: each server is killed once every
+    stream has had a random number of steps acknowledged since it started (the other streams'
+    requests are then at any point of their way), so that a loaded machine makes the test
+    longer, never shorter of steps. The servers are forked from one process that has imported
+    them already (serving.ForkServer), so that a restart takes milliseconds and the test a few
+    seconds."""
     torch.set_num_threads(1)
     args = ("--state-dir", str(tmp_path), "--snapshot-every", "7")
+    streams = 4
     acknowledged: dict[str, tuple[float, dict]] = {}
-    lock = threading.Lock()
+    counts = [0] * streams  # each stream's acknowledged steps so far
+    changed = threading.Condition()
     stop = threading.Event()
     rounds = random.Random(21)
     forks = ForkServer(SDK_SERVER, env=ENV)
@@ -94,21 +100,34 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_step(tmp_path):
                     )
                     break
                 except together.APIConnectionError:
-                    time.sleep(0.01)
-            with lock:
+                    time.sleep(0.01)  # the pace of resending to a server that is restarting
+            with changed:
                 acknowledged[key] = (rate, operation.model_dump(exclude_none=True))
+                counts[number] += 1
+                changed.notify_all()
             index += 1
 
-    threads = [threading.Thread(target=stream, args=(n,)) for n in range(4)]
+    def after_acknowledgements(least: int) -> None:
+        """Wait until every stream has had ``least`` more steps acknowledged (or a stream
+        died: the threads' check below says so)."""
+        with changed:
+            since = list(counts)
+            changed.wait_for(
+                lambda: all(n - s >= least for n, s in zip(counts, since))
+                or not all(t.is_alive() for t in threads)
+            )
+
+    threads = [threading.Thread(target=stream, args=(n,)) for n in range(streams)]
     for thread in threads:
         thread.start()
+    least = [rounds.randint(2, 6) for _ in range(3)] + [2]
     try:
-        for _ in range(3):
-            time.sleep(rounds.uniform(0.2, 0.8))
+        for steps_before_kill in least[:-1]:
+            after_acknowledgements(steps_before_kill)
             server.kill()  # SIGKILL: no shutdown, no snapshot
             server = forks.start(*args)
             current["url"] = server.url
-        time.sleep(0.3)
+        after_acknowledgements(least[-1])  # the last server serves steps too
     finally:
         stop.set()
         for thread in threads:
@@ -123,7 +142,7 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_step(tmp_path):
         log = forks.close()
     assert "Traceback" not in log, log
     steps = sorted(int(op["output"]["step"]) for _, op in acknowledged.values())
-    assert steps == list(range(1, len(acknowledged) + 1)) and len(steps) > 20
+    assert steps == list(range(1, len(acknowledged) + 1)) and len(steps) >= streams * sum(least)
     session, gradients = make_sessions(SDK_SERVER)()
     for rate, operation in sorted(acknowledged.values(), key=lambda a: int(a[1]["output"]["step"])):
         again = session.optim_step(adam(SDK_SERVER, learning_rate=rate), gradients=gradients)

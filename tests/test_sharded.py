@@ -29,6 +29,7 @@ import signal
 import socket
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -232,7 +233,7 @@ def odd_shapes(rank: int) -> dict[str, Any]:
 
 
 def refusals(rank: int) -> dict[str, Any]:
-    """Three refused steps on a Muon session over rows: their codes on this rank, and whether
+    """Four refused steps on a Muon session over rows: their codes on this rank, and whether
     this rank's shards, gradients, state and counter are as they were."""
     from together_rl_runtime.reference import _optim
 
@@ -275,15 +276,25 @@ def refusals(rank: int) -> dict[str, Any]:
 
     real = _optim.adam_update
 
+    def with_update_on_rank_1(update: Callable[..., None]) -> tuple[str, bool, int]:
+        """A step whose Adam update is ``update`` on rank 1: its code, whether this rank is as
+        it was, and the step counter."""
+        _optim.adam_update = update if rank == 1 else real
+        try:
+            operation = session.optim_step(body("muon"))
+        finally:
+            _optim.adam_update = real
+        return code(operation), unchanged(before), session.step
+
     def fails(*args: Any, **kwargs: Any) -> None:
         raise MemoryError("no memory left on rank 1")
 
-    _optim.adam_update = fails if rank == 1 else real
-    try:
-        operation = session.optim_step(body("muon"))
-    finally:
-        _optim.adam_update = real
-    found["update raises on rank 1"] = (code(operation), unchanged(before), session.step)
+    def overflows(params: list[Tensor], *args: Any, **kwargs: Any) -> None:
+        real(params, *args, **kwargs)
+        next(p for p in params if p.numel()).view(-1)[0] = float("inf")
+
+    found["update raises on rank 1"] = with_update_on_rank_1(fails)
+    found["update non-finite on rank 1"] = with_update_on_rank_1(overflows)
     found["then a step"] = (code(session.optim_step(body("muon"))), session.step)
     return found
 
@@ -624,7 +635,8 @@ def test_the_shardings_are_the_ones_named(ranks):
 
 def test_a_refused_step_leaves_every_rank_as_it_was(ranks):
     """A NaN in one rank's shard is seen by both (the norm is global); an invalid request is
-    refused by both; an update that raises on one rank is rolled back on both. Each leaves
+    refused by both; an update that raises on one rank, or leaves a parameter's shard
+    non-finite there, is rolled back on both. Each leaves
     every rank's shards, gradients, optimizer state and counter as they were, and the session
     steps on afterwards."""
     for rank, found in ranks["ranks"].items():
@@ -632,6 +644,7 @@ def test_a_refused_step_leaves_every_rank_as_it_was(ranks):
         assert checks["nan on rank 1"] == ["NON_FINITE_LOSS", True, 1], rank
         assert checks["invalid"] == ["INVALID_INPUT", True, 1], rank
         assert checks["update raises on rank 1"] == ["INTERNAL_ERROR", True, 1], rank
+        assert checks["update non-finite on rank 1"] == ["NON_FINITE_LOSS", True, 1], rank
         assert checks["then a step"] == ["", 2], rank
 
 

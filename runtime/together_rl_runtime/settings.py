@@ -15,8 +15,10 @@ from typing import Literal, TypeAlias, Union
 
 __all__ = [
     "GROUP_ROLES",
+    "IDEMPOTENCY_ROLE",
     "NO_EFFECT_ROLE",
     "OPTIMIZERS",
+    "PARAMETERS_SINCE",
     "SESSION_DEFAULTS",
     "SETTINGS",
     "SETTING_KINDS",
@@ -24,7 +26,9 @@ __all__ = [
     "SETTING_RANGES",
     "TOP_LEVEL_ROLES",
     "Group",
+    "IdempotencyKey",
     "NoEffect",
+    "Parameter",
     "Range",
     "Refused",
     "Rule",
@@ -73,9 +77,12 @@ SETTINGS: Mapping[Optimizer, frozenset[str]] = MappingProxyType(
 clip value, whichever group sets it; ``amsgrad`` whether Adam keeps the maximum of its second
 moments, as ``torch.optim.AdamW(amsgrad=True)``)."""
 
-SETTING_KINDS: Mapping[str, Literal["number", "boolean"]] = MappingProxyType({"amsgrad": "boolean"})
-"""The settings that are not numbers (a field that sets one must be a boolean); every other
-setting is a number."""
+SETTING_KINDS: Mapping[str, Literal["number", "integer", "boolean"]] = MappingProxyType(
+    {"amsgrad": "boolean", "newton_schulz_steps": "integer"}
+)
+"""The settings that are not any number: a boolean (a field that sets one must be a boolean), or
+an integer (a number with an integral value: ``5`` or ``5.0``, never ``5.5``, which is refused
+rather than truncated); every other setting is a number."""
 
 SETTING_RANGES: Mapping[str, Range] = MappingProxyType(
     {
@@ -131,6 +138,14 @@ no group sets one."""
 NO_EFFECT_ROLE = "none"
 """The role of a field that is checked and has no local effect."""
 
+IDEMPOTENCY_ROLE = "idempotency"
+"""The role of a header that carries the step's idempotency key."""
+
+PARAMETERS_SINCE = "1.2"
+"""The runtime release from which the reference takes the rules of a revision's query
+parameters and headers (``ReferenceRevision.parameters``) and answers with the step number as
+the revision types it: a package that needs either requires that release."""
+
 
 @dataclass(frozen=True)
 class Group:
@@ -162,5 +177,27 @@ class NoEffect:
     """The field is checked against its schema and changes nothing locally."""
 
 
-Rule: TypeAlias = Union[Group, Sets, Refused, NoEffect]
-"""What the reference does with a field set in a request."""
+@dataclass(frozen=True)
+class IdempotencyKey:
+    """The header carries the step's idempotency key (a resend with it returns its operation)."""
+
+
+Rule: TypeAlias = Union[Group, Sets, Refused, NoEffect, IdempotencyKey]
+"""What the reference does with a field or parameter set in a request."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A query parameter or header of the served operation, and what the reference does with it
+    where a request carries it: ``rule`` is :class:`NoEffect` (checked against ``type`` and
+    ``values``, no local effect), :class:`IdempotencyKey` (a header) or :class:`Refused`.
+
+    ``type`` is the JSON type of its schema (``"any"``: not checked), read from the text as the
+    clients write it: a string as it is, a boolean as ``true`` or ``false``, a number as JSON
+    writes it; ``values`` the values its enum allows."""
+
+    location: Literal["query", "header"]
+    name: str
+    rule: Rule
+    type: Literal["string", "integer", "number", "boolean", "any"] = "string"
+    values: tuple[str | int | bool, ...] | None = None

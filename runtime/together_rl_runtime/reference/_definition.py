@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._model import Model
-from ..settings import Rule
+from ..settings import Parameter, Rule
 
 __all__ = ["ReferenceRevision"]
 
@@ -26,7 +26,8 @@ class ReferenceRevision:
     operation: type[Model]
     """The operation a step answers with: ``id``, ``status``, ``output`` and ``error``."""
     result: type[Model]
-    """An operation's ``output``: the ``step`` number."""
+    """An operation's ``output``: the ``step`` number, written as the model's schema types it
+    (the decimal string the API sends where it takes a string, else the integer)."""
     error: type[Model]
     """An operation's ``error``: ``code`` and ``message``."""
     succeeded: Any
@@ -57,3 +58,7 @@ class ReferenceRevision:
     """The headers a step must carry."""
     known_fields: Mapping[str, Any]
     """The request body's fields, as a tree: nested objects map to their own fields."""
+    parameters: tuple[Parameter, ...] = ()
+    """The served operation's query parameters and headers, each with its rule (a revision
+    whose package declares none has none: a request's query and headers then set nothing but
+    the idempotency key)."""

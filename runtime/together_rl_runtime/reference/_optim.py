@@ -59,6 +59,7 @@ __all__ = [
     "MatrixExchange",
     "MuonParamState",
     "MuonScaling",
+    "NonFiniteUpdate",
     "NS_COEFFICIENTS",
     "NS_EPS",
     "CLIP_EPS",
@@ -70,6 +71,7 @@ __all__ = [
     "clip_gradients",
     "fused_adam_supported",
     "ensure_states",
+    "finite_flags",
     "grad_norms",
     "muon_state",
     "muon_step",
@@ -134,6 +136,30 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
 
 
 @torch.no_grad()
+def finite_flags(tensors: list[Tensor]) -> Tensor:
+    """Whether each of ``tensors`` holds finite values only, as a boolean tensor in their order
+    (on the first tensor's device). A tensor's 2-norm, one ``torch._foreach_norm`` per device
+    and dtype (a read of each tensor, about a seventh of what an Adam step moves), is finite
+    where every entry is; where it is not, an infinite or NaN entry or a norm beyond float32 of
+    huge finite entries, the tensor is checked entry by entry. An empty tensor (a process's
+    share of a small sharded parameter) is finite."""
+    first = tensors[0].device
+    norms = torch.zeros(len(tensors), dtype=torch.float32, device=first)
+    held = [i for i, t in enumerate(tensors) if t.numel()]
+    groups = _by_device_and_dtype([[tensors[i] for i in held]]) if held else []
+    for _, [group], indices in groups:
+        found = torch._foreach_norm(group, 2.0)
+        norms[torch.tensor([held[i] for i in indices], device=first)] = torch.stack(
+            [n.to(device=first, dtype=torch.float32) for n in found]
+        )
+    finite = torch.isfinite(norms)
+    if not bool(finite.all()):  # a host synchronisation
+        for i in (~finite).nonzero().flatten().tolist():
+            finite[i] = bool(torch.isfinite(tensors[i]).all())
+    return finite
+
+
+@torch.no_grad()
 def grad_norms(grads: list[Tensor]) -> list[Tensor]:
     """The float32 2-norm of each gradient, as :func:`total_grad_norm` takes them: grouped by
     device and dtype, one ``torch._foreach_norm`` per group, in the groups' order (not
@@ -188,6 +214,11 @@ def clip_gradients(grads: list[Tensor], max_norm: float, total_norm: Tensor) -> 
     if clip_coef is None or not grads:
         return
     torch._foreach_mul_(grads, clip_coef.to(grads[0].device))
+
+
+class NonFiniteUpdate(ArithmeticError):
+    """An update that leaves (or would leave) parameters with infinite or NaN entries: a step
+    refuses it as it refuses non-finite gradients."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -673,6 +704,14 @@ def muon_step(
             raise ValueError(f"Muon only handles 2-D parameters, got shape {tuple(p.shape)}")
     if ns_steps < 1:
         raise ValueError(f"ns_steps must be >= 1, got {ns_steps}")
+    for i, p in enumerate(params):
+        shape = exchange.shape(i) if exchange is not None else tuple(p.shape)
+        alpha = adjusted_lr(lr, scaling, shape)
+        if not abs(alpha) <= torch.finfo(p.dtype).max:  # torch's add_ would refuse the alpha
+            raise NonFiniteUpdate(
+                f"the update would leave parameters non-finite: its learning rate {alpha:g} "
+                f"is beyond the range of {p.dtype}"
+            )
 
     torch._foreach_lerp_(momentum_buffers, grads, 1 - momentum)
     # The Nesterov update, in the gradients' own storage (no copy of every gradient at once).

@@ -1,7 +1,8 @@
 """Serving local sessions the way the API does, whatever carries the requests (an httpx transport
 or the HTTP server): the POST returns the operation, the GET its current state, an unknown
-operation id is a 404 with an ErrorData body. Like the API's gRPC gateway, request fields this
-revision does not know are ignored. With API keys, each key is a tenant that sees only its own
+operation id is a 404 with an ErrorData body. Like the API's gRPC gateway, request fields and
+query parameters this revision does not know are ignored; the query parameters and headers it
+declares are held to their rules (``ReferenceRevision.parameters``). With API keys, each key is a tenant that sees only its own
 sessions: another key's session is as unknown as one that does not exist (404)."""
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote
 
 from .._exceptions import IdempotencyKeyReusedError, UnknownOperationError
 from ._definition import ReferenceRevision
 from ._nesting import too_deep
+from ._parameters import idempotency_headers
 from ._session import LocalSession, StepRecord
 from ._store import NotDurableError, SessionLimitError, StateError
 from ._tenants import NO_KEY, Keys
@@ -145,9 +147,11 @@ class Router:
     def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Answer:
         """The status, JSON body and headers the API answers ``method path`` with.
 
-        ``path`` is the raw (still percent-encoded) path; anything before the operation's path,
-        such as ``/v1``, is ignored. ``headers`` are matched without case.
+        ``path`` is the raw (still percent-encoded) path, with its query where it has one;
+        anything before the operation's path, such as ``/v1``, is ignored. ``headers`` are
+        matched without case.
         """
+        path, _, query = path.partition("?")
         lowered = {name.lower(): value for name, value in headers.items()}
         tenant = NO_KEY if self.keys is None else self.keys.tenant(lowered)
         if tenant is None:
@@ -163,7 +167,7 @@ class Router:
                 return error(
                     405, "invalid_request_error", f"{method} is not allowed here; use POST"
                 )
-            return self._step(submit, tenant, lowered, body)
+            return self._step(submit, tenant, lowered, body, query)
         return error(404, "not_found_error", f"no operation at {method} {path}")
 
     def _retrieve(self, match: Any, tenant: str) -> Answer:
@@ -185,7 +189,9 @@ class Router:
         finally:
             self.sessions.release(session_id, tenant=tenant)
 
-    def _step(self, match: Any, tenant: str, headers: Mapping[str, str], body: bytes) -> Answer:
+    def _step(
+        self, match: Any, tenant: str, headers: Mapping[str, str], body: bytes, raw_query: str
+    ) -> Answer:
         deep = too_deep(body)
         if deep is not None:
             return error(400, "invalid_request_error", deep)
@@ -204,6 +210,10 @@ class Router:
             return error(400, "invalid_request_error", str(exc))
         known = _known_only(data, self.revision.known_fields)
         try:
+            query = parse_qs(raw_query, keep_blank_values=True, errors="strict")
+        except UnicodeDecodeError:
+            return error(400, "invalid_request_error", "the query is not UTF-8 once decoded")
+        try:
             session = self.sessions.find(session_id, tenant=tenant)
         except StateError as exc:
             return _unloadable(session_id, exc)
@@ -211,7 +221,7 @@ class Router:
             made = self.sessions.fresh(session_id, tenant=tenant)
             if made is None:
                 return _unknown_session(session_id)
-            refused = made._check(known)
+            refused = made._check(known, query, headers)
             if refused is not None:  # an invalid request makes no session
                 self.sessions.forget(made)
                 return 200, refused.to_dict(), {}
@@ -224,7 +234,14 @@ class Router:
                 )
             except (NotDurableError, StateError) as exc:
                 return _not_durable(exc)
-        key = headers.get(IDEMPOTENCY_HEADER) or None
+        key = next(
+            (
+                headers[name]
+                for name in (*idempotency_headers(self.revision.parameters), IDEMPOTENCY_HEADER)
+                if headers.get(name)
+            ),
+            None,
+        )
         try:
             gradients = None if self._gradients is None else self._gradients(session_id, tenant)
             operation = session.optim_step(
@@ -232,6 +249,8 @@ class Router:
                 idempotency_key=key,
                 gradients=gradients,
                 commit=self.sessions.commit(session_id, tenant=tenant),
+                query=query,
+                headers=headers,
             )
         except IdempotencyKeyReusedError as exc:
             return error(422, "invalid_request_error", str(exc), code="idempotency_key_reused")

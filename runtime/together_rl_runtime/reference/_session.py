@@ -2,7 +2,8 @@
 
 It follows the API's reference semantics step by step: check the request, measure the total
 gradient norm, refuse non-finite gradients, clip, update (Adam, or Muon with Adam for the
-parameters Muon does not handle), then count the step and clear the gradients.
+parameters Muon does not handle), refuse an update that left a parameter non-finite, then count
+the step and clear the gradients.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ from ..settings import (
     Sets,
 )
 from . import _optim, _sharded
+from ._answers import step_result
 from ._definition import ReferenceRevision
+from ._parameters import Query, check_parameters
 
 __all__ = [
     "ADAM_DEFAULTS",
@@ -244,7 +247,7 @@ class LocalSession:
                     f"session default {key} must be a finite number, got {value!r}"
                 )
             else:
-                problem = SETTING_RANGES[name].problem(value)
+                problem = _problem(name, value)
                 if problem:
                     raise ConfigurationError(f"session default {key} {problem}, got {value!r}")
             if table is None:
@@ -274,6 +277,8 @@ class LocalSession:
         idempotency_key: str | None = None,
         gradients: Callable[[], object] | None = None,
         commit: Callable[[StepRecord], None] | None = None,
+        query: Query | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Any:
         """Apply one optimizer step with the per-step overrides of ``body`` (the model, or a dict in
         the wire format) and return the finished operation: COMPLETED with ``output.step``, or
@@ -283,6 +288,10 @@ class LocalSession:
         and applies no second step; with another body it raises IdempotencyKeyReusedError. Bodies
         are the same when their content is: numbers compare by value (``1`` and ``1.0`` are the
         same) and the order of keys does not matter.
+        ``query`` (each name with its values) and ``headers`` are the request's, where it came
+        over HTTP: the query parameters and headers the revision declares are held to their
+        rules (``revision.parameters``), and one the reference refuses, or whose value its schema
+        does not take, fails the step with INVALID_INPUT naming it.
         ``gradients``, where given, is called once the request is checked, to put this step's
         gradients in ``.grad`` (a server computes them there, so that a refused request does not
         leave gradients behind for the next step).
@@ -303,7 +312,9 @@ class LocalSession:
                     raise IdempotencyKeyReusedError(idempotency_key, operation_id)
                 return self._operations[operation_id]
             undo: list[Callable[[], None]] = []
-            operation = self._run(body, gradients, undo=undo if commit is not None else None)
+            operation = self._refused_parameters(query, headers)
+            if operation is None:
+                operation = self._run(body, gradients, undo=undo if commit is not None else None)
             if commit is not None:
                 completed = operation.output is not UNSET
                 record = StepRecord(
@@ -324,12 +335,30 @@ class LocalSession:
                 self._keys[idempotency_key] = (fingerprint, operation.id)
             return operation
 
-    def _check(self, body: Model | Mapping[str, Any]) -> Any | None:
-        """The FAILED operation a step with ``body`` would answer because the request is invalid
-        (without running it, changing or recording anything), or ``None``."""
+    def _check(
+        self,
+        body: Model | Mapping[str, Any],
+        query: Query | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Any | None:
+        """The FAILED operation a step with ``body`` (and ``query`` and ``headers``) would answer
+        because the request is invalid (without running it, changing or recording anything), or
+        ``None``."""
         try:
             self._settings(body)
         except (ValidationError, _InvalidInput) as exc:
+            return self._failed(str(uuid.uuid4()), self.revision.invalid_input, str(exc))
+        return self._refused_parameters(query, headers)
+
+    def _refused_parameters(
+        self, query: Query | None, headers: Mapping[str, str] | None
+    ) -> Any | None:
+        """The FAILED operation of a step whose query parameters or headers the revision's
+        rules refuse, or ``None`` (checked before the step runs: on one process, where the
+        others follow what it runs)."""
+        try:
+            check_parameters(self.revision.parameters, query or {}, headers or {})
+        except ValidationError as exc:
             return self._failed(str(uuid.uuid4()), self.revision.invalid_input, str(exc))
         return None
 
@@ -418,6 +447,20 @@ class LocalSession:
         try:
             with _sharded.together(self._sharding):  # sharded: fails on every process, or none
                 self._apply(names, settings, total_norm)
+            self._check_finite(names)  # after every process's update, for its all-reduce
+        except _optim.NonFiniteUpdate as exc:
+            # refused as non-finite gradients are: the same code, and nothing changed (where
+            # the state was copied to be put back)
+            if saved is None:
+                self._broken = (
+                    f"{exc}, and the parameters and optimizer state are as it left them (a "
+                    "session without rollback keeps no copy); restore a saved state with "
+                    "load_state_dict()"
+                )
+                return self._failed(operation_id, definition.non_finite, self._broken)
+            self._restore_state(saved)
+            self._restore_gradients(before)
+            return self._failed(operation_id, definition.non_finite, f"{exc}; nothing was changed")
         except Exception as exc:
             problem = f"{type(exc).__name__}: {exc}"
             if saved is None:
@@ -443,7 +486,7 @@ class LocalSession:
         }
         for p in self._params.values():
             p.grad = None
-        result = definition.result(step=str(self._step))
+        result = step_result(definition.result, self._step)
         return definition.operation(id=operation_id, status=definition.succeeded, output=result)
 
     def _undoing(
@@ -643,6 +686,20 @@ class LocalSession:
                 amsgrad=bool(settings.adam["amsgrad"]),
             )
 
+    def _check_finite(self, names: list[str]) -> None:
+        """Raise :class:`~._optim.NonFiniteUpdate`, naming a parameter, where the update left any of
+        ``names`` with an infinite or NaN entry (on any process, over sharded parameters): a
+        learning rate of 1e300 must fail the step, not leave the model unusable."""
+        if not names:
+            return
+        finite = _optim.finite_flags([self._part(self._params[n]) for n in names])
+        if self._sharding is not None:
+            finite = self._sharding.finite_everywhere(finite)
+        if bool(finite.all().item()):
+            return
+        first = names[int((~finite).nonzero()[0].item())]
+        raise _optim.NonFiniteUpdate(f"the update left the parameter {first!r} non-finite")
+
     def _part(self, tensor: Tensor) -> Tensor:
         """The part of ``tensor`` this process updates: all of it, or its local shard."""
         return tensor if self._sharding is None else self._sharding.local(tensor)
@@ -760,10 +817,9 @@ def _choose(chosen: dict[str, _Choice], setting: str, choice: _Choice) -> None:
     """Record ``choice`` for ``setting``: it is checked against the setting's range, a group's
     value wins over a step-level one, and two values of the same standing must be equal."""
     name = setting.rpartition(".")[2]
-    if name in SETTING_RANGES:
-        problem = SETTING_RANGES[name].problem(choice.value)
-        if problem:
-            raise _InvalidInput(choice.path, choice.value, problem)
+    problem = _problem(name, choice.value)
+    if problem:
+        raise _InvalidInput(choice.path, choice.value, problem)
     earlier = chosen.get(setting)
     if earlier is None or (earlier.fallback and not choice.fallback):
         chosen[setting] = choice
@@ -773,6 +829,15 @@ def _choose(chosen: dict[str, _Choice], setting: str, choice: _Choice) -> None:
             choice.value,
             f"differs from {earlier.path} ({earlier.value}); set one {name} value",
         )
+
+
+def _problem(name: str, value: float | bool) -> str | None:
+    """Why a setting cannot take ``value``: outside its range, or not integral where the setting
+    is an integer (``newton_schulz_steps`` 5.5 is refused, never truncated); ``None`` if it can."""
+    if SETTING_KINDS.get(name) == "integer" and not float(value).is_integer():
+        return "must be an integer"
+    limits = SETTING_RANGES.get(name)
+    return None if limits is None else limits.problem(value)
 
 
 def _group(

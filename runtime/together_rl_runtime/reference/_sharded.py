@@ -158,6 +158,12 @@ class Sharding:
             return _OwnedMatrices(list(params), self.mesh.get_group())
         return _WholeMatrices(list(params))
 
+    def finite_everywhere(self, finite: Tensor) -> Tensor:
+        """Each parameter's finite flag of this process's shards (:func:`_optim.finite_flags`),
+        as it holds on every process: finite only where all its shards are (one all-reduce)."""
+        flags = finite.to(device=self._device(), dtype=torch.int32)
+        return self._all_reduce(flags, dist.ReduceOp.MIN).bool()
+
     def agree(self, succeeded: bool) -> bool:
         """Whether the update succeeded on every process (one all-reduce)."""
         flag = torch.tensor(0 if succeeded else 1, dtype=torch.int32, device=self._device())

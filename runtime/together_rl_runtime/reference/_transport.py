@@ -48,4 +48,5 @@ class LocalTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
 
 def _raw_path(request: httpx.Request) -> str:
-    return request.url.raw_path.decode("ascii").partition("?")[0]
+    """The request's raw path with its query."""
+    return request.url.raw_path.decode("ascii")

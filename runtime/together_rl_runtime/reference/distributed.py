@@ -51,6 +51,7 @@ from torch import Tensor, nn
 
 from .._exceptions import ConfigurationError
 from .._model import Model
+from ._parameters import Query
 from ._session import LocalSession, StepRecord
 from ._sharded import is_sharded
 
@@ -284,6 +285,8 @@ class _Leader(LocalSession):
         idempotency_key: str | None = None,
         gradients: Callable[[], object] | None = None,
         commit: Callable[[StepRecord], None] | None = None,
+        query: Query | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Any:
         if commit is not None:
             recorded = commit
@@ -297,7 +300,12 @@ class _Leader(LocalSession):
                     raise
 
         return super().optim_step(
-            body, idempotency_key=idempotency_key, gradients=gradients, commit=commit
+            body,
+            idempotency_key=idempotency_key,
+            gradients=gradients,
+            commit=commit,
+            query=query,
+            headers=headers,
         )
 
     def _tensor_state(self) -> dict[str, Any]:

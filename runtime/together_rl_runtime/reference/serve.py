@@ -379,6 +379,9 @@ class _App:
             name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]
         }
         path = (scope.get("raw_path") or scope["path"].encode()).decode("ascii").partition("?")[0]
+        query = scope.get("query_string", b"").decode("latin-1")
+        if query:
+            path = f"{path}?{query}"
         loop = asyncio.get_running_loop()
         try:
             answer = await loop.run_in_executor(
