@@ -50,7 +50,15 @@ from typing import Any, Literal
 
 from . import conformance, ir
 from .examples import sample
-from together_rl_runtime.settings import SESSION_DEFAULTS, Group, NoEffect, Refused, Rule, Sets
+from together_rl_runtime.settings import (
+    SESSION_DEFAULTS,
+    Group,
+    NoEffect,
+    Parameter,
+    Refused,
+    Rule,
+    Sets,
+)
 
 from .fieldroles import (
     NOT_IMPLEMENTED,
@@ -198,7 +206,7 @@ def pair(client: Revision, server: Revision, roles: FieldRoles) -> Pair:
         entries += _defaults(session, a_rules, b_rules)
     entries += requests.required_by_server()
     entries += requests.refused_values()
-    entries += _parameters(a, b)
+    entries += _parameters(a, b, b_rules)
     entries += _responses(a, b)
     return Pair(client, server, blocked, tuple(_merge_sessions(entries)))
 
@@ -480,15 +488,17 @@ def _parameter_name(p: ir.Parameter) -> str:
     return f"the {'header' if p.location == 'header' else p.location + ' parameter'} `{p.name}`"
 
 
-def _parameter_key(p: ir.Parameter) -> tuple[str, str]:
+def _parameter_key(p: ir.Parameter | Parameter) -> tuple[str, str]:
     """How a server finds a parameter: by location and name (a header's without case)."""
     return p.location, p.name.lower() if p.location == "header" else p.name
 
 
-def _parameters(a: ir.Document, b: ir.Document) -> list[Entry]:
+def _parameters(a: ir.Document, b: ir.Document, b_rules: ReferenceRules) -> list[Entry]:
     """Every parameter of the client's operations (path, query, header, cookie): the server
-    reads it, does not (a query parameter, header or cookie it does not declare is dropped), or
+    reads it, does not (a query parameter, header or cookie it does not declare is dropped),
+    refuses it (a parameter of the served operation that its reference gives no role), or
     requires one the client may leave out."""
+    served = {(b_rules.operation.key, *_parameter_key(p)): p for p in b_rules.parameters}
     entries = []
     for op in a.operations:
         theirs = b.operation(op.key)
@@ -497,11 +507,14 @@ def _parameters(a: ir.Document, b: ir.Document) -> list[Entry]:
         known = {_parameter_key(p): p for p in theirs.parameters}
         for p in op.parameters:
             other = known.get(_parameter_key(p))
+            rule = served.get((op.key, *_parameter_key(p)))
             where = f"{op.key}: {p.name}"
             if other is None:
                 entries.append(
                     Entry(p.location, where, "any", "ignored", "the server does not read it")
                 )
+            elif rule is not None and isinstance(rule.rule, Refused):
+                entries.append(Entry(p.location, where, "any", "rejected", rule.rule.problem))
             elif other.required and not p.required:
                 detail = "the server requires it, and this client may leave it out: is required"
                 entries.append(Entry(p.location, where, "any", "rejected", detail))

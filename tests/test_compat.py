@@ -248,7 +248,7 @@ def check_cell(pair: compat.Pair, number: int, answers, settings, root: Path = G
         if e.outcome == "rejected"
         and (
             (e.kind == "body" and e.request == minimal and e.value is ir.NO_VALUE)
-            or _served_parameter(e) is not None
+            or (_served_parameter(e) is not None and e.detail.endswith("is required"))
         )
     ]
     for kind in KINDS:
@@ -281,6 +281,10 @@ def check_cell(pair: compat.Pair, number: int, answers, settings, root: Path = G
             elif _served_parameter(entry) is not None:
                 answer = answers[sid]
                 where = (kind, entry.path, entry.outcome, entry.detail, answer)
+                if entry.outcome == "rejected" and not entry.detail.endswith("is required"):
+                    # one the server's reference refuses wherever it is set
+                    assert _refused(package, answer, _words(entry)), where
+                    continue
                 # sent with the parameter, the step is applied (one the server requires too)
                 assert answer.status == "TRAINING_OPERATION_STATUS_COMPLETED", where
                 if entry.outcome == "ignored" and default_settings is not None:
