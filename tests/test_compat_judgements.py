@@ -7,6 +7,7 @@ in test_compat.py."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,7 +16,7 @@ from conftest import SPEC_DIR
 from nextrevision import at
 
 from generator import compat, ir
-from generator.fieldroles import load_field_roles
+from generator.fieldroles import PARAMETER_NOT_IMPLEMENTED, Entry, load_field_roles
 from generator.loader import load_yaml
 from generator.parser import parse_document
 from generator.pyclient import build_client
@@ -184,9 +185,18 @@ def test_query_parameters_and_headers_are_judged():
     key = served(NEWEST.document).key
     ignored = {(e.kind, e.path) for e in entries(new, NEWEST, "ignored")}
     assert {("query", f"{key}: dry_run"), ("header", f"{key}: X-Priority")} <= ignored
-    assert {(e.kind, e.outcome) for e in entries(new, new) if e.path.endswith("dry_run")} == {
-        ("query", "works")
-    }
+    # both declare it; the server's reference refuses it until it has a role, then applies it
+    assert {
+        (e.kind, e.outcome, e.detail) for e in entries(new, new) if e.path.endswith("dry_run")
+    } == {("query", "rejected", PARAMETER_NOT_IMPLEMENTED)}
+    given = dataclasses.replace(
+        ROLES, parameters={**ROLES.parameters, ("query", "dry_run"): Entry("none", "/parameters")}
+    )
+    assert {
+        (e.kind, e.outcome)
+        for e in compat.pair(new, new, given).entries
+        if e.path.endswith("dry_run")
+    } == {("query", "works")}
     assert not any(e.path.endswith("dry_run") for e in entries(NEWEST, new))
     assert f"query `{key}: dry_run`" in compat.compatibility_text([NEWEST, new], ROLES)
 
