@@ -240,14 +240,16 @@ def test_a_request_that_stalls_is_answered_408():
 
 def test_state_dir_continues_after_a_restart(tmp_path):
     with Served(NEWEST, "--state-dir", str(tmp_path)) as server:
-        first = [server.request("POST", path("kept"), {})[1] for _ in range(2)]
+        first = [server.request("POST", path("kept"), server.required_body())[1] for _ in range(2)]
         key = {"Idempotency-Key": "k"}
-        keyed = server.request("POST", path("kept"), {}, key)[1]
+        keyed = server.request("POST", path("kept"), server.required_body(), key)[1]
     assert "saved in" in server.banner
     with Served(NEWEST, "--state-dir", str(tmp_path)) as server:
         assert server.request("GET", f"{path('kept')}/{first[0]['id']}") == (200, first[0])
-        assert server.request("POST", path("kept"), {}, key)[1] == keyed  # still the same step
-        later = server.request("POST", path("kept"), {})[1]
+        assert (
+            server.request("POST", path("kept"), server.required_body(), key)[1] == keyed
+        )  # still the same step
+        later = server.request("POST", path("kept"), server.required_body())[1]
         assert later["output"]["step"] == "4" and later["id"] not in {op["id"] for op in first}
 
 
@@ -256,9 +258,11 @@ def test_an_api_key_is_checked():
     with Served(NEWEST, env=env) as server:
         for token in (None, "wrong", "the-client-s"):
             headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-            status, problem = server.request("POST", path(), {}, headers)
+            status, problem = server.request("POST", path(), server.required_body(), headers)
             assert status == 401 and problem["error"]["type"] == "authentication_error"
-        status, operation = server.request("POST", path(), {}, {"Authorization": "Bearer sekrit"})
+        status, operation = server.request(
+            "POST", path(), server.required_body(), {"Authorization": "Bearer sekrit"}
+        )
         assert status == 200 and operation["status"] == COMPLETED
     assert "1 API key, each seeing only its own sessions" in server.banner
 
