@@ -778,6 +778,11 @@ def copy_project(target: Path) -> Path:
     return target
 
 
+class AppendFailed(Exception):
+    """Appending a made-up revision went wrong: a command failed, or a decision's warning was
+    not what the README says ``generate`` prints."""
+
+
 def _generator(
     project: Path, command: list[str], env: dict[str, str] | None
 ) -> subprocess.CompletedProcess[str]:
@@ -791,7 +796,7 @@ def _generator(
     print(result.stdout, end="")
     print(result.stderr, end="", file=sys.stderr)
     if result.returncode:
-        raise SystemExit(f"next revision: `{command[0]}` failed")
+        raise AppendFailed(f"`{command[0]}` failed")
     return result
 
 
@@ -823,16 +828,14 @@ def append(
     generated = _generator(project, ["generate"], env)
     decisions = [d for d in done if d.decide is not None]
     for d in decisions:
-        assert (
-            d.warning is None or d.warning in generated.stderr
-        ), f"next revision: no warning `{d.warning}` before the decision for {d.what}"
+        if d.warning is not None and d.warning not in generated.stderr:
+            raise AppendFailed(f"no warning `{d.warning}` before the decision for {d.what}")
         print(f"next revision: decided {d.decide(spec_dir)}")  # type: ignore[misc]
     if decisions:
         generated = _generator(project, ["generate"], env)
         for d in decisions:
-            assert (
-                d.warning is None or d.warning not in generated.stderr
-            ), f"next revision: `{d.warning}` still warned after the decision for {d.what}"
+            if d.warning is not None and d.warning in generated.stderr:
+                raise AppendFailed(f"`{d.warning}` still warned after the decision for {d.what}")
     return revision_id, [added, generated]
 
 
@@ -850,13 +853,20 @@ def _fresh(base: Path, label: str) -> Path:
 
 def run_kinds(base: Path, label: str, revisions: list[tuple[str, ...]], args: list[str]) -> int:
     """Append ``revisions`` (each a tuple of kinds) one after the other to a fresh copy and run
-    pytest with ``args`` there; pytest's exit status."""
+    pytest with ``args`` there; pytest's exit status (the copy is removed where it is 0)."""
     project = _fresh(base, label)
     for kinds in revisions:
-        revision_id, _ = append(project, kinds=kinds)
+        try:
+            revision_id, _ = append(project, kinds=kinds)
+        except AppendFailed as exc:
+            print(f"next revision: {label}: {exc}", flush=True)
+            return 1
         print(f"next revision: appended {revision_id} ({', '.join(kinds)})")
     print(f"next revision: running pytest {' '.join(args)} in {project}", flush=True)
-    return _pytest(project, args)
+    status = _pytest(project, args)
+    if status == 0:  # a failing copy is kept, to look into
+        shutil.rmtree(project.parent)
+    return status
 
 
 def catalogue() -> str:
@@ -871,30 +881,33 @@ def catalogue() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--kind", choices=sorted(KINDS), help="append one kind of change")
-    mode.add_argument("--each", action="store_true", help="each kind alone, in its own copy")
-    mode.add_argument("--all", action="store_true", help="every kind together")
-    mode.add_argument("--list", action="store_true", help="list the kinds and exit")
+    parser.add_argument("--kind", choices=sorted(KINDS), help="append one kind of change")
+    parser.add_argument("--each", action="store_true", help="each kind alone, in its own copy")
+    parser.add_argument("--all", action="store_true", help="every kind together (after --each)")
+    parser.add_argument("--list", action="store_true", help="list the kinds and exit")
     parser.add_argument("--into", type=Path, help="a folder for the copies (default: a new one)")
-    parser.add_argument("pytest_args", nargs="*", help="arguments for pytest, after --")
+    parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest, after --")
     args = parser.parse_args(argv)
     if args.list:
         print(catalogue())
         return 0
+    if not (args.kind or args.each or args.all):
+        parser.error("one of --kind, --each, --all or --list is required")
     base = Path(tempfile.mkdtemp(dir=args.into, prefix="next-revision-")).resolve()
-    if args.kind:
-        return run_kinds(base, args.kind, [(args.kind,)], args.pytest_args or FAST_TIER)
+    fast = [*FAST_TIER, "-x", *args.pytest_args]
+    runs = [(args.kind, [(args.kind,)], fast)] if args.kind else []
+    if args.each:
+        runs += [(name, [(name,)], fast) for name in KINDS]
     if args.all:
         together = tuple(k.name for k in KINDS.values() if not k.alone)
         alone = [(k.name,) for k in KINDS.values() if k.alone]
-        return run_kinds(base, "all", [together, *alone], args.pytest_args)
+        runs.append(("all", [together, *alone], args.pytest_args))
     failed = []
     started = time.monotonic()
-    for name in KINDS:
-        if run_kinds(base, name, [(name,)], args.pytest_args or [*FAST_TIER, "-x"]):
-            failed.append(name)
-    print(f"next revision: {len(KINDS)} kinds in {time.monotonic() - started:.0f} s", end="")
+    for label, revisions, pytest_args in runs:
+        if run_kinds(base, label, revisions, pytest_args):
+            failed.append(label)
+    print(f"next revision: {len(runs)} runs in {time.monotonic() - started:.0f} s", end="")
     print(f"; failed: {', '.join(failed)}" if failed else "; all passed")
     return 1 if failed else 0
 
