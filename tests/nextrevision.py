@@ -127,6 +127,13 @@ class Places:
         parameters.append(parameter)
         return f"a header {parameter['name']}"
 
+    def add_body_field(self, name: str, schema: dict[str, Any], required: bool = False) -> None:
+        """Declare a top-level field of the request body (``required`` in it)."""
+        node = self.node(self.body)
+        node.setdefault("properties", {})[name] = schema
+        if required:
+            node.setdefault("required", []).append(name)
+
     def group_field(self, role: str) -> ir.Property:
         """The first body field that is a group of this role (``adam``)."""
         return next(
@@ -150,6 +157,11 @@ class Places:
         return next(
             p for p in group.properties if (e := (entries or {}).get(p.name)) and e.role == role
         )
+
+    def setting_node(self, group_role: str, role: str) -> tuple[str, dict[str, Any]]:
+        """The pointer and the document's node of the schema of :meth:`setting`."""
+        pointer = self.setting(group_role, role).schema.pointer
+        return pointer, at(self.raw, pointer)
 
     def reply(self) -> ir.Object:
         """The object the served operation answers with on success."""
@@ -283,6 +295,12 @@ def status_decision(value: str, status_kind: str) -> Callable[[Path], str]:
 
 def _no_role_warning(path: str) -> str:
     return f"the request field `{path}` of revision"
+
+
+def _without_role(what: str, field: str) -> Done:
+    """A kind that added the top-level field ``field``, which has no role until it is given
+    one: no local effect."""
+    return Done(what, _no_role_warning(field), role_decision(field, NO_EFFECT_ROLE))
 
 
 def _no_kind_warning(value: str) -> str:
@@ -425,14 +443,8 @@ def new_group(places: Places) -> Done:
             "weight_decay": {"type": "number", "description": "Weight decay coefficient"},
         },
     }
-    places.node(places.body).setdefault("properties", {})[field] = {
-        "$ref": f"#/components/schemas/{name}"
-    }
-    return Done(
-        f"a new group {field} ({name})",
-        _no_role_warning(field),
-        role_decision(field, NO_EFFECT_ROLE),
-    )
+    places.add_body_field(field, {"$ref": f"#/components/schemas/{name}"})
+    return _without_role(f"a new group {field} ({name})", field)
 
 
 @kind()
@@ -445,10 +457,10 @@ def new_top_level_field_with_known_role(places: Places) -> Done:
         for name, entry in places.roles.fields.items()
         if entry.role in TOP_LEVEL_ROLES and name not in taken
     )
-    places.node(places.body).setdefault("properties", {})[field] = {
-        "type": "number",
-        "description": f"The step's {entry.role.partition('.')[2].replace('_', ' ')}",
-    }
+    places.add_body_field(
+        field,
+        {"type": "number", "description": f"The step's {entry.role.partition('.')[2]}"},
+    )
     return Done(f"a new top-level field {field} ({entry.role})")
 
 
@@ -456,17 +468,12 @@ def new_top_level_field_with_known_role(places: Places) -> Done:
 def new_required_top_level_field(places: Places) -> Done:
     """A new required top-level string field, which has no local effect (role ``none``)."""
     field = _unused({p.name for p in places.body.properties}, _numbered("run_label"))
-    node = places.node(places.body)
-    node.setdefault("properties", {})[field] = {
-        "type": "string",
-        "description": "A label for the step in the session's history",
-    }
-    node.setdefault("required", []).append(field)
-    return Done(
-        f"a new required top-level field {field}",
-        _no_role_warning(field),
-        role_decision(field, NO_EFFECT_ROLE),
+    places.add_body_field(
+        field,
+        {"type": "string", "description": "A label for the step in the session's history"},
+        required=True,
     )
+    return _without_role(f"a new required top-level field {field}", field)
 
 
 # The request body: inside a group
@@ -506,45 +513,42 @@ def optional_field_removed(places: Places) -> Done:
 @kind()
 def integer_setting_widened_to_number(places: Places) -> Done:
     """The Muon group's integer setting (Newton-Schulz steps) typed ``number``."""
-    field = places.setting("muon", "newton_schulz_steps")
-    at(places.raw, field.schema.pointer)["type"] = "number"
-    return Done(f"{field.schema.pointer} integer -> number")
+    pointer, node = places.setting_node("muon", "newton_schulz_steps")
+    node["type"] = "number"
+    return Done(f"{pointer} integer -> number")
 
 
 @kind()
 def format_added(places: Places) -> Done:
     """The Muon group's learning rate declares ``format: double``."""
-    field = places.setting("muon", "learning_rate")
-    at(places.raw, field.schema.pointer)["format"] = "double"
-    return Done(f"{field.schema.pointer} format double")
+    pointer, node = places.setting_node("muon", "learning_rate")
+    node["format"] = "double"
+    return Done(f"{pointer} format double")
 
 
 @kind()
 def setting_made_nullable(places: Places) -> Done:
     """The Adam group's second beta accepts ``null`` (a type list with ``null``)."""
-    field = places.setting("adam", "beta2")
-    node = at(places.raw, field.schema.pointer)
+    pointer, node = places.setting_node("adam", "beta2")
     node["type"] = [node["type"], "null"]
-    return Done(f"{field.schema.pointer} nullable")
+    return Done(f"{pointer} nullable")
 
 
 @kind()
 def bounds_added(places: Places) -> Done:
     """The Adam group's first beta bounded: ``minimum: 0``, ``exclusiveMaximum: 1``."""
-    field = places.setting("adam", "beta1")
-    node = at(places.raw, field.schema.pointer)
+    pointer, node = places.setting_node("adam", "beta1")
     node.update({"minimum": 0, "exclusiveMaximum": 1})
-    return Done(f"{field.schema.pointer} bounded to [0, 1)")
+    return Done(f"{pointer} bounded to [0, 1)")
 
 
 @kind()
 def integer_setting_bounded(places: Places) -> Done:
     """The Muon group's Newton-Schulz steps bounded (``minimum: 1``, ``maximum: 10``), tighter
     than the runtime's range."""
-    field = places.setting("muon", "newton_schulz_steps")
-    node = at(places.raw, field.schema.pointer)
+    pointer, node = places.setting_node("muon", "newton_schulz_steps")
     node.update({"minimum": 1, "maximum": 10})
-    return Done(f"{field.schema.pointer} bounded to [1, 10]")
+    return Done(f"{pointer} bounded to [1, 10]")
 
 
 @kind()
@@ -561,27 +565,25 @@ def default_changed(places: Places) -> Done:
 @kind()
 def default_added_as_the_session_default(places: Places) -> Done:
     """A default declared for the Muon group's momentum, equal to the session default."""
-    field = places.setting("muon", "momentum")
-    value = SESSION_DEFAULTS["muon.momentum"]
-    at(places.raw, field.schema.pointer)["default"] = value
-    return Done(f"the default {value} declared at {field.schema.pointer}")
+    pointer, node = places.setting_node("muon", "momentum")
+    node["default"] = value = SESSION_DEFAULTS["muon.momentum"]
+    return Done(f"the default {value} declared at {pointer}")
 
 
 @kind()
 def field_deprecated(places: Places) -> Done:
     """The Adam group's clip field marked ``deprecated: true``."""
-    field = places.setting("adam", "clip")
-    at(places.raw, field.schema.pointer)["deprecated"] = True
-    return Done(f"{field.schema.pointer} deprecated")
+    pointer, node = places.setting_node("adam", "clip")
+    node["deprecated"] = True
+    return Done(f"{pointer} deprecated")
 
 
 @kind()
 def field_description_changed(places: Places) -> Done:
     """The description of the Muon group's weight decay changed."""
-    field = places.setting("muon", "weight_decay")
-    node = at(places.raw, field.schema.pointer)
+    pointer, node = places.setting_node("muon", "weight_decay")
     node["description"] = (node.get("description") or "").rstrip(".") + " (decoupled)."
-    return Done(f"the description of {field.schema.pointer} changed")
+    return Done(f"the description of {pointer} changed")
 
 
 @kind()
