@@ -37,13 +37,19 @@ def test_the_catalogue_lists_every_kind_with_the_decision_it_needs():
         assert ("[decision: " in line) == (kind.decision is not None)
 
 
+RELEASED = "f4885bc38424"
+"""A released revision, whose document never changes: the catalogue's kinds are tested on it
+here (``nox -s next-revision`` applies them to the newest revision, whatever it is; a copy with
+a made-up revision appended may lack what a kind changes)."""
+
+
 @pytest.mark.parametrize("name", list(KINDS))
-def test_each_kind_changes_the_newest_document_into_a_valid_one(name, tmp_path):
-    """Every kind finds its places in the newest document (never named), and what it makes
-    validates; one that needs a decision names the warning that asks for it and gives it in
-    the spec folder as the README says, in a form the generator reads."""
+def test_each_kind_changes_a_document_into_a_valid_one(name, tmp_path):
+    """Every kind finds its places in the document (never named), and what it makes validates;
+    one that needs a decision names the warning that asks for it and gives it in the spec
+    folder as the README says, in a form the generator reads."""
     spec = shutil.copytree(facts.SPEC_DIR, tmp_path / "spec")
-    raw = raw_of(facts.NEWEST)
+    raw = raw_of(RELEASED)
     before = copy.deepcopy(raw)
     (done,) = change(raw, spec, (name,))
     assert (raw == before) == (name == "identical"), done.what
