@@ -127,6 +127,11 @@ class Places:
         parameters.append(parameter)
         return f"a header {parameter['name']}"
 
+    def taken_names(self) -> set[str]:
+        """The names a new top-level field without a role cannot take: the body's fields and
+        every top-level name ``spec/reference-fields.yaml`` gives a role."""
+        return {p.name for p in self.body.properties} | set(self.roles.fields)
+
     def add_body_field(self, name: str, schema: dict[str, Any], required: bool = False) -> None:
         """Declare a top-level field of the request body (``required`` in it)."""
         node = self.node(self.body)
@@ -267,7 +272,9 @@ def _add_entry(spec_dir: Path, filename: str, key: str, line: str) -> None:
     data file of the spec folder, as a maintainer would write it, and check that it reads so."""
     path = spec_dir / filename
     text = path.read_text(encoding="utf-8")
-    assert list(yaml.safe_load(text))[-1] == key, f"{filename}: {key} is not its last mapping"
+    data = yaml.safe_load(text)
+    assert list(data)[-1] == key, f"{filename}: {key} is not its last mapping"
+    assert line.partition(":")[0] not in data[key], f"{filename} has {line} already"
     path.write_text(text.rstrip("\n") + f"\n  {line}\n", encoding="utf-8")
     name = line.partition(":")[0]
     assert name in yaml.safe_load(path.read_text(encoding="utf-8"))[key], line
@@ -308,9 +315,11 @@ def _no_kind_warning(value: str) -> str:
 
 
 def _new_status(places: Places, words: tuple[str, ...]) -> str:
+    """A status value the enum and ``spec/statuses.yaml`` do not have yet."""
     values = [str(v) for v in places.status().values]
     prefix = os.path.commonprefix(values).rpartition("_")[0]
-    return _unused(set(values), (f"{prefix}_{word}" for word in words))
+    known = set(values) | set(load_statuses(places.spec_dir).kinds)
+    return _unused(known, (f"{prefix}_{word}" for word in words))
 
 
 # Headers and the operation
@@ -431,7 +440,7 @@ def error_media_type_changed(places: Places) -> Done:
 def new_group(places: Places) -> Done:
     """A new optional group of optimizer settings ``lion_params`` (a component of its own),
     which the runtime does not implement: given the role ``none`` (checked, no local effect)."""
-    field = _unused({p.name for p in places.body.properties}, _numbered("lion_params"))
+    field = _unused(places.taken_names(), _numbered("lion_params"))
     name = _unused(places.component_names(), _numbered("RLLionParams"))
     places.raw["components"]["schemas"][name] = {
         "type": "object",
@@ -467,7 +476,7 @@ def new_top_level_field_with_known_role(places: Places) -> Done:
 @kind(decision="the role of the new field")
 def new_required_top_level_field(places: Places) -> Done:
     """A new required top-level string field, which has no local effect (role ``none``)."""
-    field = _unused({p.name for p in places.body.properties}, _numbered("run_label"))
+    field = _unused(places.taken_names(), _numbered("run_label"))
     places.add_body_field(
         field,
         {"type": "string", "description": "A label for the step in the session's history"},
