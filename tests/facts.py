@@ -35,6 +35,10 @@ from generator.pymodel import attribute_name
 from generator.revisions import load_index
 from generator.statuses import load_statuses
 
+SDK_GROUP = "adam_params"
+"""Where Together's official SDK (3.1.1, a released client that never changes) sends Adam's
+settings."""
+
 
 class Facts:
     """The revisions of one spec folder, and what tests ask of them."""
@@ -144,19 +148,24 @@ class Facts:
         """A request body that sets each of ``settings`` (``{"adam.beta1": 0.8}``) in a session
         of this kind, with the revision's required fields."""
         result = self.required_body(revision_id)
-        doc = self.document(revision_id)
         for setting, value in settings.items():
             assert setting in SESSION_DEFAULTS, f"no setting {setting}"
             field = self.field_for(revision_id, session, setting)
             if field is None:
                 pytest.skip(f"revision {revision_id} has no field for {setting}")
-            *groups, _ = field.split(".")
-            for depth in range(1, len(groups) + 1):  # a group's own required fields
-                group = ".".join(groups[:depth])
-                if get(result, group) is None:
-                    put(result, group, sample(doc, self.field_schema(revision_id, group)))
-            put(result, field, value)
+            self.put_field(revision_id, result, field, value)
         return result
+
+    def put_field(self, revision_id: str, body: dict[str, Any], path: str, value: Any) -> None:
+        """Set ``value`` at a JSON path of a request body, making each group on the way with
+        the fields the revision requires in it (sample values)."""
+        *groups, _ = path.split(".")
+        for depth in range(1, len(groups) + 1):
+            group = ".".join(groups[:depth])
+            if get(body, group) is None:
+                schema = self.field_schema(revision_id, group)
+                put(body, group, sample(self.document(revision_id), schema))
+        put(body, path, value)
 
     def declared_problem(self, revision_id: str, path: str, value: float) -> str | None:
         """What the revision's model says of a number outside the bounds the revision declares
@@ -171,6 +180,23 @@ class Facts:
             if keyword in bounds and breaks(bounds[keyword]):
                 return f"must be {sign} {bounds[keyword]}"
         return None
+
+    def sdk_server(self, *settings: str) -> str:
+        """The newest revision that Together's official SDK (3.1.1) steps as its users write
+        it: the revision reads each of Adam's ``settings`` from ``adam_params`` (where the SDK
+        sends them), and requires nothing the SDK does not send (no body field, nothing inside
+        that group); ``adam.learning_rate`` where no setting is named."""
+        settings = settings or ("adam.learning_rate",)
+        return next(
+            r
+            for r in reversed(self.ids)
+            if all(
+                self.field_for(r, "adam", s) == f"{SDK_GROUP}.{s.partition('.')[2]}"
+                for s in settings
+            )
+            and self.required_body(r) == {}
+            and sample(self.document(r), self.field_schema(r, SDK_GROUP)) == {}
+        )
 
     def refused_group(self, revision_id: str, session: str) -> tuple[str, str] | None:
         """A top-level group the reference refuses in a session of this kind (one of the other
@@ -239,10 +265,12 @@ required_arguments = PROJECT.required_arguments
 required_body = PROJECT.required_body
 field_for = PROJECT.field_for
 field_schema = PROJECT.field_schema
+put_field = PROJECT.put_field
 is_integer = PROJECT.is_integer
 declared_problem = PROJECT.declared_problem
 body = PROJECT.body
 refused_group = PROJECT.refused_group
+sdk_server = PROJECT.sdk_server
 status_values = PROJECT.status_values
 statuses = PROJECT.statuses
 revisions_with = PROJECT.revisions_with

@@ -165,6 +165,7 @@ class Forked(Served):
         self.revision = revision
         self.pid = pid
         self.required = _required_headers(revision, GENERATED)
+        self.required_body = _required_body(revision, GENERATED)
 
     def kill(self) -> None:
         """SIGKILL: no shutdown at all."""

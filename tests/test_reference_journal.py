@@ -22,11 +22,7 @@ pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loo
 
 # The official SDK 3.1.1 sends Adam's settings as `adam_params`: the newest revision that reads
 # them there serves it (as in test_official_sdk.py).
-SDK_SERVER = next(
-    r
-    for r in reversed(facts.IDS)
-    if facts.field_for(r, "adam", "adam.learning_rate") == "adam_params.learning_rate"
-)
+SDK_SERVER = facts.sdk_server()
 (COMPLETED,) = facts.statuses(NEWEST, "succeeded")
 (FAILED,) = facts.statuses(NEWEST, "failed")
 ENV = {"OMP_NUM_THREADS": "1"}
@@ -244,7 +240,8 @@ def test_without_a_state_dir_sessions_beyond_the_limit_are_refused(forks):
             assert server.request("POST", path(sid), server.required_body())[0] == 200
         connection = server.connection()
         headers = {"Content-Type": "application/json", **facts.required_headers(NEWEST)}
-        connection.request("POST", path("c"), body=b"{}", headers=headers)
+        plain = json.dumps(server.required_body()).encode()
+        connection.request("POST", path("c"), body=plain, headers=headers)
         response = connection.getresponse()
         problem = json.loads(response.read())
         assert response.status == 429 and response.getheader("x-should-retry") == "false"
@@ -345,7 +342,7 @@ def test_a_state_folder_of_runtime_1_0_is_taken_over(tmp_path):
     keyed = session.optim_step(
         adam(learning_rate=0.01), idempotency_key="old-key", gradients=gradients
     )
-    session.optim_step({}, gradients=gradients)
+    session.optim_step(plain(), gradients=gradients)
     saved = {"revision": NEWEST, "session_id": "legacy", "state": session.state_dict()}
     legacy = tmp_path / (_store.session_folder(tmp_path, "legacy").name + ".pt")
     torch.save(saved, legacy)

@@ -248,7 +248,7 @@ def test_a_second_server_on_a_held_state_folder_refuses_to_start(forks, tmp_path
         assert second.process.wait(timeout=120) == 1
         log = second.stop()
         assert f"the state folder {tmp_path} is in use by another server (pid {first.pid})" in log
-        assert first.request("POST", path("still"), {})[0] == 200
+        assert first.request("POST", path("still"), first.required_body())[0] == 200
 
 
 def test_temporary_files_left_behind_are_removed_at_start(tmp_path, monkeypatch):

@@ -54,9 +54,9 @@ def served():
 
 def test_each_session_id_has_a_session_of_its_own(served):
     for expected in ("1", "2"):
-        status, operation = served.request("POST", path("own-a"), {})
+        status, operation = served.request("POST", path("own-a"), served.required_body())
         assert (status, operation["output"]["step"]) == (200, expected)
-    status, operation = served.request("POST", path("own-b"), {})
+    status, operation = served.request("POST", path("own-b"), served.required_body())
     assert operation["output"]["step"] == "1"
 
 
@@ -69,11 +69,11 @@ def test_an_idempotency_key_applies_one_step_and_guards_its_body(served):
     assert status == 422
     assert problem["error"]["code"] == "idempotency_key_reused"
     assert first[1]["id"] in problem["error"]["message"]
-    assert served.request("POST", path("idem"), {})[1]["output"]["step"] == "2"
+    assert served.request("POST", path("idem"), served.required_body())[1]["output"]["step"] == "2"
 
 
 def test_operation_ids_are_unique_and_unknown_ones_are_404(served):
-    ids = {served.request("POST", path("ids"), {})[1]["id"] for _ in range(3)}
+    ids = {served.request("POST", path("ids"), served.required_body())[1]["id"] for _ in range(3)}
     assert len(ids) == 3
     status, problem = served.request("GET", path("ids") + "/nope")
     assert status == 404 and problem["error"]["type"] == "not_found_error"
@@ -178,7 +178,9 @@ def test_a_huge_number_gets_an_answer(served):
 
 def test_keep_alive_serves_several_requests_on_one_connection(served):
     connection = served.connection()
-    status, operation = served.request("POST", path("alive"), {}, connection=connection)
+    status, operation = served.request(
+        "POST", path("alive"), served.required_body(), connection=connection
+    )
     for _ in range(5):
         assert served.request(
             "GET", f"{path('alive')}/{operation['id']}", connection=connection

@@ -19,11 +19,7 @@ pytestmark = pytest.mark.slow  # processes, servers: not the inner loop
 
 # The official SDK 3.1.1 sends Adam's settings as `adam_params`: one revision that reads them
 # there serves both clients (as in test_official_sdk.py).
-SERVER = next(
-    r
-    for r in reversed(facts.IDS)
-    if facts.field_for(r, "adam", "adam.learning_rate") == "adam_params.learning_rate"
-)
+SERVER = facts.sdk_server()
 (COMPLETED,) = facts.statuses(SERVER, "succeeded")
 ALICE, BOB = "alice-5d41402abc4b2a76b971", "bob-7d793037a0760186574b"
 ENV = {"OMP_NUM_THREADS": "1"}
@@ -132,7 +128,7 @@ def test_a_missing_or_wrong_key_is_401(served, headers):
     ):
         status, problem = served.request(method, where, body, headers)
         assert status == 401 and problem["error"]["type"] == "authentication_error"
-    assert served.request("POST", path("guarded"), {}, bearer(ALICE))[0] == 200
+    assert served.request("POST", path("guarded"), served.required_body(), bearer(ALICE))[0] == 200
 
 
 def test_sessions_stay_their_tenant_s_across_a_restart(forks, keys_file, tmp_path):
