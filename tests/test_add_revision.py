@@ -246,7 +246,7 @@ def test_remove_revision_refuses_all_but_an_unreleased_newest_revision(project, 
     if released:
         (spec / "releases.yaml").write_text(
             "releases:\n"
-            f"  - {{distribution: together-rl, version: 9.9.9, revision: {index[-1].id}}}\n"
+            f"  - {{distribution: together-rl, version: 9.9.9, revision: '{index[-1].id}'}}\n"
         )
         target, words = index[-1].id, "was released as together-rl 9.9.9"
     else:
