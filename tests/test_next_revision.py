@@ -18,8 +18,10 @@ import yaml
 from nextrevision import KINDS, NEW_FIELD, Places, append, catalogue, change, copy_project
 from packages import load
 
+from generator import ir
 from generator.cli import main
 from generator.fieldroles import SESSION_DEFAULTS, load_field_roles
+from generator.pymodel import class_name
 from generator.revisions import load_index
 from generator.statuses import load_statuses
 from generator.validate import validate_document
@@ -157,7 +159,10 @@ def test_the_declared_default_is_applied_and_documented_alike(appended):
     readme = (project / "generated" / revision_id / "README.md").read_text(encoding="utf-8")
     assert f"`{path}` {declared!r}" in " ".join(readme.split())
     source = (project / "generated" / revision_id / "together_rl" / "models.py").read_text()
-    attribute = source[source.index(f"    {decay.name}: float | Unset = UNSET\n") :]
+    group = places.group_field("adam").schema
+    assert isinstance(group, ir.Ref)
+    model = source[source.index(f"\nclass {class_name(group.name)}(") :]  # the group's model
+    attribute = model[model.index(f"    {decay.name}: float | Unset = UNSET\n") :]
     assert attribute.split('"""')[1].strip().endswith(f"The server's default: ``{declared!r}``.")
     page = (project / "generated" / revision_id / "docs").glob("*.md")
     assert any(f"Default: `{declared!r}`." in p.read_text() for p in page)
