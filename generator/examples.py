@@ -25,10 +25,9 @@ def sample(
         named = [v for v in resolved.values if not str(v).endswith("UNSPECIFIED")]
         return (named or list(resolved.values))[0]
     if isinstance(resolved, ir.Primitive):
-        value = {"string": "text", "integer": 1, "number": 0.5, "boolean": True, "null": None}[
-            resolved.type
-        ]
-        return _within_bounds(resolved, value) if resolved.type in ("integer", "number") else value
+        if resolved.type in ("integer", "number"):
+            return _within_bounds(resolved, 1 if resolved.type == "integer" else 0.5)
+        return {"string": "text", "boolean": True, "null": None}[resolved.type]
     if isinstance(resolved, ir.Array):
         return [sample(doc, resolved.items)]
     if isinstance(resolved, ir.Union):
