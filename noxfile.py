@@ -99,15 +99,16 @@ def pythons(session: nox.Session) -> None:
 
 @nox.session(name="next-revision")
 def next_revision(session: nox.Session) -> None:
-    """Copy the project, append a made-up but realistic next revision of the API to the copy
-    (tests/nextrevision.py: a required header, a new field in an existing group, a new terminal
-    status, a changed default and description), generate, and run the whole test suite there
-    (pytest arguments after ``--``)."""
+    """The catalogue of made-up next revisions (tests/nextrevision.py): each kind of change
+    alone appended to its own copy of the project, generated, and the fast tier run there; then
+    every kind together, and the whole test suite (more pytest arguments after ``--``)."""
     session.install(TORCH)
     session.install("-e", RUNTIME, "-e", ".[test]")
     session.run(
         "python",
         "tests/nextrevision.py",
+        "--each",
+        "--all",
         "--into",
         session.create_tmp(),
         "--",

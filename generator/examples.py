@@ -25,9 +25,9 @@ def sample(
         named = [v for v in resolved.values if not str(v).endswith("UNSPECIFIED")]
         return (named or list(resolved.values))[0]
     if isinstance(resolved, ir.Primitive):
-        return {"string": "text", "integer": 1, "number": 0.5, "boolean": True, "null": None}[
-            resolved.type
-        ]
+        if resolved.type in ("integer", "number"):
+            return _within_bounds(resolved, 1 if resolved.type == "integer" else 0.5)
+        return {"string": "text", "boolean": True, "null": None}[resolved.type]
     if isinstance(resolved, ir.Array):
         return [sample(doc, resolved.items)]
     if isinstance(resolved, ir.Union):
@@ -65,3 +65,28 @@ def _full(doc: ir.Document, schema: ir.Schema, seen: frozenset[str]) -> Any:
     if isinstance(resolved, ir.Array):
         return [_full(doc, resolved.items, seen)]
     return sample(doc, schema)
+
+
+def _within_bounds(schema: ir.Primitive, value: float) -> float:
+    """``value``, or where the schema's bounds exclude it, a bound's value that they allow
+    (the middle of two exclusive ones); ``value`` where none fits."""
+    bounds = dict(schema.constraints)
+    low, high = bounds.get("minimum"), bounds.get("maximum")
+    above, below = bounds.get("exclusiveMinimum"), bounds.get("exclusiveMaximum")
+
+    def fits(v: float) -> bool:
+        return (
+            (low is None or v >= low)
+            and (high is None or v <= high)
+            and (above is None or v > above)
+            and (below is None or v < below)
+        )
+
+    candidates = [value, low, high]
+    if above is not None:
+        candidates.append((above + below) / 2 if below is not None else above + 1)
+    if below is not None:
+        candidates.append(below - 1)
+    if schema.type == "integer":
+        candidates = [int(c) for c in candidates if c is not None and float(c).is_integer()]
+    return next((c for c in candidates if c is not None and fits(c)), value)

@@ -23,10 +23,21 @@ from packages import REVISIONS
 
 from generator import ir
 from generator.examples import sample
-from generator.fieldroles import ReferenceRules, Refused, Sets, load_field_roles, resolve
+from generator.fieldroles import (
+    SESSION_DEFAULTS,
+    ReferenceRules,
+    Refused,
+    Sets,
+    load_field_roles,
+    resolve,
+)
 from generator.pymodel import attribute_name
 from generator.revisions import load_index
 from generator.statuses import load_statuses
+
+SDK_GROUP = "adam_params"
+"""Where Together's official SDK (3.1.1, a released client that never changes) sends Adam's
+settings."""
 
 
 class Facts:
@@ -115,15 +126,77 @@ class Facts:
         ]
         return min(found)[1] if found else None
 
+    def field_schema(self, revision_id: str, path: str) -> ir.Schema:
+        """The schema (references followed) of the body field at a JSON path (``a.b``)."""
+        doc = self.document(revision_id)
+        body = self.served(revision_id).request_body
+        assert body is not None and body.schema is not None
+        schema = doc.resolve(body.schema)
+        for name in path.split("."):
+            assert isinstance(schema, ir.Object), f"{path}: {name} is not in an object"
+            prop = schema.property(name)
+            assert prop is not None, f"revision {revision_id} has no field {path}"
+            schema = doc.resolve(prop.schema)
+        return schema
+
+    def is_integer(self, revision_id: str, path: str) -> bool:
+        """Whether the body field at a JSON path is typed ``integer``."""
+        schema = self.field_schema(revision_id, path)
+        return isinstance(schema, ir.Primitive) and schema.type == "integer"
+
     def body(self, revision_id: str, session: str, settings: Mapping[str, Any]) -> dict[str, Any]:
         """A request body that sets each of ``settings`` (``{"adam.beta1": 0.8}``) in a session
         of this kind, with the revision's required fields."""
         result = self.required_body(revision_id)
         for setting, value in settings.items():
+            assert setting in SESSION_DEFAULTS, f"no setting {setting}"
             field = self.field_for(revision_id, session, setting)
-            assert field is not None, f"revision {revision_id} has no field for {setting}"
-            put(result, field, value)
+            if field is None:
+                pytest.skip(f"revision {revision_id} has no field for {setting}")
+            self.put_field(revision_id, result, field, value)
         return result
+
+    def put_field(self, revision_id: str, body: dict[str, Any], path: str, value: Any) -> None:
+        """Set ``value`` at a JSON path of a request body, making each group on the way with
+        the fields the revision requires in it (sample values)."""
+        *groups, _ = path.split(".")
+        for depth in range(1, len(groups) + 1):
+            group = ".".join(groups[:depth])
+            if get(body, group) is None:
+                schema = self.field_schema(revision_id, group)
+                put(body, group, sample(self.document(revision_id), schema))
+        put(body, path, value)
+
+    def declared_problem(self, revision_id: str, path: str, value: float) -> str | None:
+        """What the revision's model says of a number outside the bounds the revision declares
+        for the body field at ``path`` (``must be < 1``); ``None`` where they allow it."""
+        bounds = dict(self.field_schema(revision_id, path).constraints)
+        for keyword, breaks, sign in (
+            ("minimum", value.__lt__, ">="),
+            ("maximum", value.__gt__, "<="),
+            ("exclusiveMinimum", value.__le__, ">"),
+            ("exclusiveMaximum", value.__ge__, "<"),
+        ):
+            if keyword in bounds and breaks(bounds[keyword]):
+                return f"must be {sign} {bounds[keyword]}"
+        return None
+
+    def sdk_server(self, *settings: str) -> str:
+        """The newest revision that Together's official SDK (3.1.1) steps as its users write
+        it: the revision reads each of Adam's ``settings`` from ``adam_params`` (where the SDK
+        sends them), and requires nothing the SDK does not send (no body field, nothing inside
+        that group); ``adam.learning_rate`` where no setting is named."""
+        settings = settings or ("adam.learning_rate",)
+        return next(
+            r
+            for r in reversed(self.ids)
+            if all(
+                self.field_for(r, "adam", s) == f"{SDK_GROUP}.{s.partition('.')[2]}"
+                for s in settings
+            )
+            and self.required_body(r) == {}
+            and sample(self.document(r), self.field_schema(r, SDK_GROUP)) == {}
+        )
 
     def refused_group(self, revision_id: str, session: str) -> tuple[str, str] | None:
         """A top-level group the reference refuses in a session of this kind (one of the other
@@ -154,6 +227,15 @@ class Facts:
         return [r for r in self.ids if self.field_for(r, session, setting) is not None]
 
 
+def get(data: dict[str, Any], path: str) -> Any:
+    """The value at a JSON path (``a.b.c``), ``None`` where there is none."""
+    for name in path.split("."):
+        if not isinstance(data, dict) or name not in data:
+            return None
+        data = data[name]
+    return data
+
+
 def put(data: dict[str, Any], path: str, value: Any) -> None:
     """Set ``value`` at a JSON path (``a.b.c``), making the objects on the way."""
     *groups, leaf = path.split(".")
@@ -182,8 +264,13 @@ required_headers = PROJECT.required_headers
 required_arguments = PROJECT.required_arguments
 required_body = PROJECT.required_body
 field_for = PROJECT.field_for
+field_schema = PROJECT.field_schema
+put_field = PROJECT.put_field
+is_integer = PROJECT.is_integer
+declared_problem = PROJECT.declared_problem
 body = PROJECT.body
 refused_group = PROJECT.refused_group
+sdk_server = PROJECT.sdk_server
 status_values = PROJECT.status_values
 statuses = PROJECT.statuses
 revisions_with = PROJECT.revisions_with

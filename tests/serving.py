@@ -41,6 +41,7 @@ class Served:
         )
         self.revision = revision
         self.required = _required_headers(revision, root)
+        self.required_body = _required_body(revision, root)
         if wait:
             self.ready()
 
@@ -167,6 +168,7 @@ class Forked(Served):
         self.revision = revision
         self.pid = pid
         self.required = _required_headers(revision, root)
+        self.required_body = _required_body(revision, root)
 
     def kill(self) -> None:
         """SIGKILL: no shutdown at all."""
@@ -188,6 +190,16 @@ class Forked(Served):
                 return
             time.sleep(0.01)
         raise AssertionError(f"server {self.pid} did not end")
+
+
+def _required_body(revision: str, root: Path) -> Any:
+    """What makes a body that sets nothing but what the revision requires (``{}`` for a package
+    outside the project's index)."""
+    import facts
+
+    if revision in facts.IDS and root == GENERATED:
+        return lambda: facts.required_body(revision)
+    return dict
 
 
 def _required_headers(revision: str, root: Path) -> Any:

@@ -17,7 +17,7 @@ from generator.parser import parse_document
 from generator.revisions import load_index
 from generator.tree import read_tree
 from generator.upstream import load_operations
-from nextrevision import at
+from nextrevision import Places, at
 
 
 @pytest.fixture
@@ -175,13 +175,14 @@ def test_a_document_without_the_operations_is_refused(spec, tmp_path, capsys):
 
 def test_a_document_that_stays_invalid_is_refused_with_its_pointers(spec, tmp_path, capsys):
     doc = yaml.safe_load(load_index(spec)[-1].file.read_text())
-    doc["components"]["schemas"]["RLAdamParams"]["properties"]["beta1"]["type"] = "numbr"
+    beta1 = Places(doc, spec).setting("adam", "beta1").schema.pointer
+    at(doc, beta1)["type"] = "numbr"
     broken = tmp_path / "broken.yaml"
     broken.write_text(yaml.safe_dump(doc, sort_keys=False))
     before = read_tree(spec)
     assert add(spec, broken, "broken1") == 1
     captured = capsys.readouterr()
-    assert "broken1.yaml#/components/schemas/RLAdamParams/properties/beta1/type" in captured.out
+    assert f"broken1.yaml#{beta1}/type" in captured.out
     assert "spec/ is unchanged" in captured.err
     assert read_tree(spec) == before
 
@@ -245,7 +246,7 @@ def test_remove_revision_refuses_all_but_an_unreleased_newest_revision(project, 
     if released:
         (spec / "releases.yaml").write_text(
             "releases:\n"
-            f"  - {{distribution: together-rl, version: 9.9.9, revision: {index[-1].id}}}\n"
+            f"  - {{distribution: together-rl, version: 9.9.9, revision: '{index[-1].id}'}}\n"
         )
         target, words = index[-1].id, "was released as together-rl 9.9.9"
     else:

@@ -16,6 +16,7 @@ from typecheck import mypy_strict
 
 from generator import ir
 from generator.examples import sample
+from generator.parser import parse_document
 from generator.pymodel import class_name
 from generator.revisions import load_index
 
@@ -39,6 +40,32 @@ def test_round_trip_of_every_model(revision, schema_name):
         assert instance.to_dict() == data
         assert model.from_dict(instance.to_dict()) == instance
         assert model.from_json(instance.to_json()) == instance
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"type": "number", "minimum": 0, "maximum": 1}, 0.5),
+        ({"type": "number", "minimum": 1, "maximum": 10}, 1),
+        ({"type": "number", "exclusiveMinimum": 2, "exclusiveMaximum": 3}, 2.5),
+        ({"type": "number", "exclusiveMaximum": 0}, -1),
+        ({"type": "integer", "minimum": 3}, 3),
+        ({"type": "integer", "maximum": -2}, -2),
+    ],
+)
+def test_a_sample_number_is_within_its_declared_bounds(schema, expected):
+    """The READMEs' examples and the tests' bodies are samples: a sample the model refuses
+    would be a wrong example."""
+    doc = parse_document(
+        {
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {},
+            "components": {"schemas": {"N": schema}},
+        },
+        source="bounds.yaml",
+    )
+    assert sample(doc, ir.Ref(name="N", pointer="")) == expected
 
 
 def test_left_out_fields_are_unset_and_not_sent():

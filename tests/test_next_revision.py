@@ -1,28 +1,68 @@
-"""The API's next revision, as it plausibly looks (``nextrevision.change``: a required
-Idempotency-Key, a new field in an existing group, a new terminal status, a changed declared
-default, a changed description), appended to a copy of the project: what the maintainer sees,
-and what its package and reference do."""
+"""The API's next revisions, made up (tests/nextrevision.py): each kind of change of the
+catalogue applies to the newest document and gives a valid one; and the default next revision (a
+required Idempotency-Key, a new field in an existing group, a new terminal status, a changed
+declared default, a changed description), appended to a copy of the project: what the maintainer
+sees, and what its package and reference do."""
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import re
+import shutil
 
 import facts
 import httpx
 import pytest
 import yaml
-from nextrevision import NEW_FIELD, Places, append, copy_project
+from nextrevision import KINDS, NEW_FIELD, Places, append, catalogue, change, copy_project
 from packages import load
 
+from generator import ir
 from generator.cli import main
-from generator.fieldroles import SESSION_DEFAULTS
+from generator.fieldroles import SESSION_DEFAULTS, load_field_roles
+from generator.pymodel import class_name
 from generator.revisions import load_index
+from generator.statuses import load_statuses
+from generator.validate import validate_document
 
 
 def raw_of(revision_id: str) -> dict:
     return yaml.safe_load(facts.INDEX.get(revision_id).file.read_text(encoding="utf-8"))
+
+
+def test_the_catalogue_lists_every_kind_with_the_decision_it_needs():
+    listed = catalogue().splitlines()
+    assert len(listed) == len(KINDS) >= 25
+    for kind, line in zip(KINDS.values(), listed):
+        assert line.startswith(f"{kind.name}: {kind.summary}")
+        assert ("[decision: " in line) == (kind.decision is not None)
+
+
+RELEASED = "f4885bc38424"
+"""A released revision, whose document never changes: the catalogue's kinds are tested on it
+here (``nox -s next-revision`` applies them to the newest revision, whatever it is; a copy with
+a made-up revision appended may lack what a kind changes)."""
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_each_kind_changes_a_document_into_a_valid_one(name, tmp_path):
+    """Every kind finds its places in the document (never named), and what it makes validates;
+    one that needs a decision names the warning that asks for it and gives it in the spec
+    folder as the README says, in a form the generator reads."""
+    spec = shutil.copytree(facts.SPEC_DIR, tmp_path / "spec")
+    raw = raw_of(RELEASED)
+    before = copy.deepcopy(raw)
+    (done,) = change(raw, spec, (name,))
+    assert (raw == before) == (name == "identical"), done.what
+    assert validate_document(raw, "next.yaml") == []
+    if done.decide is not None:
+        assert KINDS[name].decision and done.warning
+        roles, statuses = load_field_roles(spec), load_statuses(spec)
+        decided = done.decide(spec)
+        changed = (load_field_roles(spec), load_statuses(spec))
+        assert changed != (roles, statuses), decided
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +163,10 @@ def test_the_declared_default_is_applied_and_documented_alike(appended):
     readme = (project / "generated" / revision_id / "README.md").read_text(encoding="utf-8")
     assert f"`{path}` {declared!r}" in " ".join(readme.split())
     source = (project / "generated" / revision_id / "together_rl" / "models.py").read_text()
-    attribute = source[source.index(f"    {decay.name}: float | Unset = UNSET\n") :]
+    group = places.group_field("adam").schema
+    assert isinstance(group, ir.Ref)
+    model = source[source.index(f"\nclass {class_name(group.name)}(") :]  # the group's model
+    attribute = model[model.index(f"    {decay.name}: float | Unset = UNSET\n") :]
     assert attribute.split('"""')[1].strip().endswith(f"The server's default: ``{declared!r}``.")
     page = (project / "generated" / revision_id / "docs").glob("*.md")
     assert any(f"Default: `{declared!r}`." in p.read_text() for p in page)

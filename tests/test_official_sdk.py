@@ -15,12 +15,7 @@ pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loo
 
 # The SDK 3.1.1 sends Adam's settings as `adam_params`: its server is the newest revision that
 # reads them there (whatever later revisions call them).
-SERVER = next(
-    r
-    for r in reversed(facts.IDS)
-    if facts.field_for(r, "adam", "adam.learning_rate") == "adam_params.learning_rate"
-    and facts.field_for(r, "adam", "adam.eps") == "adam_params.eps"
-)
+SERVER = facts.sdk_server("adam.learning_rate", "adam.eps")
 (COMPLETED,) = facts.statuses(SERVER, "succeeded")
 (FAILED,) = facts.statuses(SERVER, "failed")
 

@@ -430,6 +430,7 @@ def test_invalid_adam_settings_fail_with_invalid_input(revision, name, value, pr
     assert failed(operation)
     assert operation.error.code == "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
     path = field(revision, "adam", f"adam.{name}")
+    problem = facts.declared_problem(revision, path, value) or problem
     assert operation.error.message == f"{path}: {problem}, got {value!r}"
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters())) and session.step == 0
     assert all(p.grad is not None for p in model.parameters())  # a failed step consumes nothing
@@ -453,6 +454,7 @@ def test_invalid_muon_settings_fail_with_invalid_input(revision, name, value, pr
     operation = session.optim_step(muon_body(revision, None, {}, **{name: value}))
     assert operation.error.code == "TRAINING_OPERATION_ERROR_CODE_INVALID_INPUT"
     path = field(revision, "muon", f"muon.{name}")
+    problem = facts.declared_problem(revision, path, value) or problem
     assert operation.error.message == f"{path}: {problem}, got {value!r}"
 
 
@@ -475,16 +477,13 @@ def test_overrides_of_the_other_optimizer_are_invalid(revision):
     model, _ = twin_models()
     adam_session = reference(revision).LocalSession(model, "adam")
     group, problem = facts.refused_group(revision, "adam")  # Muon's settings
-    momentum = field(revision, "muon", "muon.momentum")
-    body = facts.required_body(revision)
-    facts.put(body, momentum, 0.9)
-    leaf = momentum.removeprefix(group + ".")
+    body = facts.body(revision, "muon", {"muon.momentum": 0.9})
+    assert field(revision, "muon", "muon.momentum").startswith(group + ".")
     operation = adam_session.optim_step(body)
-    assert operation.error.message == f"{group}: {problem}, got {{'{leaf}': 0.9}}"
+    assert operation.error.message == f"{group}: {problem}, got {facts.get(body, group)!r}"
     muon_session = reference(revision).LocalSession(model, "muon")
     top = facts.field_for(revision, "adam", "adam.beta1")
-    body = facts.required_body(revision)
-    facts.put(body, top, 0.9)
+    body = facts.body(revision, "adam", {"adam.beta1": 0.9})
     operation = muon_session.optim_step(body)
     refused = facts.refused_group(revision, "muon")
     if refused is None:  # the revision's Adam group also tunes a Muon session's other parameters
@@ -492,8 +491,7 @@ def test_overrides_of_the_other_optimizer_are_invalid(revision):
     else:
         group, problem = refused
         assert top.startswith(group + ".")
-        leaf = top.removeprefix(group + ".")
-        assert operation.error.message == f"{group}: {problem}, got {{'{leaf}': 0.9}}"
+        assert operation.error.message == f"{group}: {problem}, got {facts.get(body, group)!r}"
 
 
 def test_different_muon_and_nested_adam_clip_values_are_invalid():

@@ -97,7 +97,7 @@ def test_malformed_framing_is_answered_in_json_and_the_connection_closed(served,
 
 
 def test_a_chunked_body_within_the_limit_is_read(served):
-    data = b"{}"
+    data = json.dumps(facts.required_body(NEWEST)).encode()
     body = b"%x\r\n%s\r\n0\r\n\r\n" % (len(data), data)
     got, _, operation = answer(
         exchange(served, post("Transfer-Encoding: chunked\r\nConnection: close\r\n", body))

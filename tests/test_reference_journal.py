@@ -22,11 +22,7 @@ pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loo
 
 # The official SDK 3.1.1 sends Adam's settings as `adam_params`: the newest revision that reads
 # them there serves it (as in test_official_sdk.py).
-SDK_SERVER = next(
-    r
-    for r in reversed(facts.IDS)
-    if facts.field_for(r, "adam", "adam.learning_rate") == "adam_params.learning_rate"
-)
+SDK_SERVER = facts.sdk_server()
 (COMPLETED,) = facts.statuses(NEWEST, "succeeded")
 (FAILED,) = facts.statuses(NEWEST, "failed")
 ENV = {"OMP_NUM_THREADS": "1"}
@@ -34,6 +30,11 @@ ENV = {"OMP_NUM_THREADS": "1"}
 
 def path(session: str, revision: str = NEWEST) -> str:
     return facts.path(revision, session)
+
+
+def plain(revision: str = NEWEST) -> dict:
+    """A body that sets nothing but what the revision requires."""
+    return facts.required_body(revision)
 
 
 def adam(revision: str = NEWEST, **settings: float) -> dict:
@@ -245,22 +246,26 @@ def test_a_get_or_an_invalid_request_creates_nothing(forks, tmp_path):
         assert status == 200 and operation["status"] == FAILED
         assert server.request("GET", f"{path('invalid')}/{operation['id']}")[0] == 404
         assert sessions(tmp_path) == []
-        assert server.request("POST", path("valid"), {})[1]["output"]["step"] == "1"
+        assert (
+            server.request("POST", path("valid"), server.required_body())[1]["output"]["step"]
+            == "1"
+        )
         assert len(sessions(tmp_path)) == 1
 
 
 def test_without_a_state_dir_sessions_beyond_the_limit_are_refused(forks):
     with forks.start("--max-sessions", "2") as server:
         for sid in ("a", "b"):
-            assert server.request("POST", path(sid), {})[0] == 200
+            assert server.request("POST", path(sid), server.required_body())[0] == 200
         connection = server.connection()
         headers = {"Content-Type": "application/json", **facts.required_headers(NEWEST)}
-        connection.request("POST", path("c"), body=b"{}", headers=headers)
+        plain = json.dumps(server.required_body()).encode()
+        connection.request("POST", path("c"), body=plain, headers=headers)
         response = connection.getresponse()
         problem = json.loads(response.read())
         assert response.status == 429 and response.getheader("x-should-retry") == "false"
         assert "--max-sessions" in problem["error"]["message"]
-        assert server.request("POST", path("a"), {})[1]["output"]["step"] == "2"
+        assert server.request("POST", path("a"), server.required_body())[1]["output"]["step"] == "2"
 
 
 def test_with_a_state_dir_the_least_recently_used_sessions_go_to_disk(tmp_path):
@@ -292,7 +297,7 @@ def test_a_step_costs_the_same_at_any_age(tmp_path):
     folder = _store.session_folder(tmp_path, "old")
     sizes = []
     for n in range(1, 201):
-        step(router, "old", {}, f"k{n}")
+        step(router, "old", plain(), f"k{n}")
         if n % 50 == 0:
             snapshot = folder / f"snapshot-{n:012d}.pt"
             deadline = time.monotonic() + 10
@@ -336,13 +341,13 @@ def test_a_restart_replays_the_journal_after_the_last_snapshot(tmp_path):
 def test_a_damaged_journal_refuses_to_load_with_a_clear_answer(tmp_path):
     store, router = _store_and_router(tmp_path)
     for n in range(3):
-        step(router, "d", {}, f"k{n}")
+        step(router, "d", plain(), f"k{n}")
     store.close()
     journal = _store.session_folder(tmp_path, "d") / "journal"
     lines = journal.read_bytes().splitlines(keepends=True)
     journal.write_bytes(lines[0] + lines[1].replace(b'"seq":2', b'"seq":9') + lines[2])
     store, router = _store_and_router(tmp_path)
-    status, problem, _ = step(router, "d", {})
+    status, problem, _ = step(router, "d", plain())
     assert status == 500 and problem["error"]["message"] == (
         "the saved training session 'd' cannot be loaded: journal record 2 is damaged"
     )  # the session and the record, not the server's path
@@ -356,17 +361,17 @@ def test_a_state_folder_of_runtime_1_0_is_taken_over(tmp_path):
     keyed = session.optim_step(
         adam(learning_rate=0.01), idempotency_key="old-key", gradients=gradients
     )
-    session.optim_step({}, gradients=gradients)
+    session.optim_step(plain(), gradients=gradients)
     saved = {"revision": NEWEST, "session_id": "legacy", "state": session.state_dict()}
     legacy = tmp_path / (_store.session_folder(tmp_path, "legacy").name + ".pt")
     torch.save(saved, legacy)
     store, router = _store_and_router(tmp_path)
-    status, operation, _ = step(router, "legacy", {})
+    status, operation, _ = step(router, "legacy", plain())
     assert status == 200 and operation["output"]["step"] == "3"
     assert router.handle("GET", f"{path('legacy')}/{keyed.id}", {}, b"")[1] == keyed.to_dict()
     assert step(router, "legacy", adam(learning_rate=0.01), "old-key")[1] == keyed.to_dict()
     store.close()
     assert not legacy.exists()
     again, router = _store_and_router(tmp_path)
-    assert step(router, "legacy", {})[1]["output"]["step"] == "4"
+    assert step(router, "legacy", plain())[1]["output"]["step"] == "4"
     again.close()

@@ -17,7 +17,7 @@ import torch
 from facts import NEWEST, body
 from packages import reference
 from serving import ForkServer, Served
-from test_reference_journal import _store_and_router, step
+from test_reference_journal import _store_and_router, plain, step
 from together_rl_runtime.reference import _store, serve
 from together_rl_runtime.reference._connections import Budget, Gate, Verdict
 from together_rl_runtime.reference._nesting import too_deep
@@ -131,7 +131,12 @@ def test_connections_beyond_the_bound_are_answered_503_with_retry_after(forks):
     with forks.start("--max-connections", "3") as server:
         held = [server.connection() for _ in range(3)]
         for connection in held:  # answered, so counted by the server
-            assert server.request("POST", path("held"), {}, connection=connection)[0] == 200
+            assert (
+                server.request("POST", path("held"), server.required_body(), connection=connection)[
+                    0
+                ]
+                == 200
+            )
         status, headers, problem = refused_at_once(server)
         assert status == 503 and headers["retry-after"] == "1"
         assert headers["x-should-retry"] == "true" and headers["connection"] == "close"
@@ -144,7 +149,7 @@ def test_connections_beyond_the_bound_are_answered_503_with_retry_after(forks):
         held.pop().close()
         for _ in range(1000):  # once the server has seen one close, a new one is served
             try:
-                status = server.request("POST", path("held"), {})[0]
+                status = server.request("POST", path("held"), server.required_body())[0]
             except (ConnectionError, http.client.HTTPException):
                 continue
             if status == 200:
@@ -152,7 +157,12 @@ def test_connections_beyond_the_bound_are_answered_503_with_retry_after(forks):
             assert status == 503
         assert status == 200
         for connection in held:  # the connections served all along still are
-            assert server.request("POST", path("held"), {}, connection=connection)[0] == 200
+            assert (
+                server.request("POST", path("held"), server.required_body(), connection=connection)[
+                    0
+                ]
+                == 200
+            )
 
 
 @pytest.mark.slow
@@ -178,7 +188,7 @@ def test_nesting_too_deep_is_found_before_parsing_and_named_by_its_path():
 @pytest.mark.parametrize("depth", [33, 500, 980, 100_000])
 def test_a_body_nested_too_deep_anywhere_is_400_and_changes_nothing(tmp_path, depth):
     store, router = _store_and_router(tmp_path)
-    assert step(router, "deep", {})[0] == 200
+    assert step(router, "deep", plain())[0] == 200
     before = journal(tmp_path, "deep")
     field = facts.field_for(NEWEST, "adam", "adam.learning_rate")
     nested = "[" * (depth - 2) + "1" + "]" * (depth - 2)
@@ -190,13 +200,13 @@ def test_a_body_nested_too_deep_anywhere_is_400_and_changes_nothing(tmp_path, de
         "the request body nests more than 32 objects and arrays deep, at " f"{field}" + "[0]" * 30
     )
     assert journal(tmp_path, "deep") == before
-    assert step(router, "deep", {})[1]["output"]["step"] == "2"
+    assert step(router, "deep", plain())[1]["output"]["step"] == "2"
     store.close()
 
 
 def test_a_refused_request_is_journaled_by_its_digest_and_its_key_still_holds(tmp_path):
     store, router = _store_and_router(tmp_path)
-    assert step(router, "big", {})[0] == 200
+    assert step(router, "big", plain())[0] == 200
     huge = body(NEWEST, "adam", {"adam.learning_rate": "x" * 1_000_000})
     sizes, refused = [len(journal(tmp_path, "big"))], []
     for n in range(5):
@@ -209,8 +219,8 @@ def test_a_refused_request_is_journaled_by_its_digest_and_its_key_still_holds(tm
     store, router = _store_and_router(tmp_path)  # the keys as the journal holds them
     for n, operation in enumerate(refused):
         assert step(router, "big", huge, f"refused-{n}")[:2] == (200, operation)
-    assert step(router, "big", {}, "refused-4")[0] == 422  # the same key, another request
-    assert step(router, "big", {})[1]["output"]["step"] == "2"
+    assert step(router, "big", plain(), "refused-4")[0] == 422  # the same key, another request
+    assert step(router, "big", plain())[1]["output"]["step"] == "2"
     store.close()
 
 
@@ -238,12 +248,12 @@ def test_a_second_server_on_a_held_state_folder_refuses_to_start(forks, tmp_path
         assert second.process.wait(timeout=120) == 1
         log = second.stop()
         assert f"the state folder {tmp_path} is in use by another server (pid {first.pid})" in log
-        assert first.request("POST", path("still"), {})[0] == 200
+        assert first.request("POST", path("still"), first.required_body())[0] == 200
 
 
 def test_temporary_files_left_behind_are_removed_at_start(tmp_path, monkeypatch):
     store, router = _store_and_router(tmp_path)
-    assert step(router, "left", {})[0] == 200
+    assert step(router, "left", plain())[0] == 200
     store.close()
     folder = _store.session_folder(tmp_path, "left")
     (folder / ".snapshot-000000000007.pt.tmp").write_bytes(b"half a snapshot")
@@ -256,39 +266,39 @@ def test_temporary_files_left_behind_are_removed_at_start(tmp_path, monkeypatch)
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(torch, "save", full)  # a snapshot that fails leaves nothing either
-    assert step(router, "left", {})[0] == 200
+    assert step(router, "left", plain())[0] == 200
     store.close()
     assert not list(folder.glob(".snapshot-*"))
 
 
 def test_a_whole_last_record_without_its_end_of_line_is_kept(tmp_path):
     store, router = _store_and_router(tmp_path, snapshot_every=1000)
-    answers = [step(router, "eol", {}, f"k{n}")[1] for n in range(3)]
+    answers = [step(router, "eol", plain(), f"k{n}")[1] for n in range(3)]
     store._snapshots.put(None)  # no snapshot at shutdown: as after kill -9
     store._writer.join()
     store._owner.release()
     record = _store.session_folder(tmp_path, "eol") / "journal"
     record.write_bytes(record.read_bytes().removesuffix(b"\n"))
     store, router = _store_and_router(tmp_path)
-    assert step(router, "eol", {}, "k2")[1] == answers[2]  # the acknowledged step is there
-    assert step(router, "eol", {})[1]["output"]["step"] == "4"  # and its number not reused
+    assert step(router, "eol", plain(), "k2")[1] == answers[2]  # the acknowledged step is there
+    assert step(router, "eol", plain())[1]["output"]["step"] == "4"  # and its number not reused
     store.close()
     lines = record.read_bytes().split(b"\n")
     assert len(lines) == 5 and lines[-1] == b""
     store, router = _store_and_router(tmp_path)
-    assert step(router, "eol", {})[1]["output"]["step"] == "5"
+    assert step(router, "eol", plain())[1]["output"]["step"] == "5"
     store.close()
 
 
 def test_answers_about_the_state_folder_name_the_session_but_no_path(tmp_path, monkeypatch):
     store, router = _store_and_router(tmp_path)
-    step(router, "moved", {})
+    step(router, "moved", plain())
     store.close()
     moved = _store.session_folder(tmp_path, "moved") / "journal"
     moved.unlink()
     moved.mkdir()  # what cannot be read: an OSError naming the path
     store, router = _store_and_router(tmp_path)
-    status, problem, _ = step(router, "moved", {})
+    status, problem, _ = step(router, "moved", plain())
     assert status == 500 and problem["error"]["message"] == (
         "the saved training session 'moved' cannot be loaded: "
         "IsADirectoryError: [Errno 21] Is a directory"
@@ -298,7 +308,7 @@ def test_answers_about_the_state_folder_name_the_session_but_no_path(tmp_path, m
         raise PermissionError(13, "Permission denied", str(folder))
 
     monkeypatch.setattr(_store.Journal, "create", staticmethod(refused))
-    status, problem, _ = step(router, "new", {})
+    status, problem, _ = step(router, "new", plain())
     assert status == 503 and str(tmp_path) not in json.dumps(problem)
     assert "PermissionError: [Errno 13] Permission denied" in problem["error"]["message"]
     store.close()

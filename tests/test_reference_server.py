@@ -54,9 +54,9 @@ def served():
 
 def test_each_session_id_has_a_session_of_its_own(served):
     for expected in ("1", "2"):
-        status, operation = served.request("POST", path("own-a"), {})
+        status, operation = served.request("POST", path("own-a"), served.required_body())
         assert (status, operation["output"]["step"]) == (200, expected)
-    status, operation = served.request("POST", path("own-b"), {})
+    status, operation = served.request("POST", path("own-b"), served.required_body())
     assert operation["output"]["step"] == "1"
 
 
@@ -69,11 +69,11 @@ def test_an_idempotency_key_applies_one_step_and_guards_its_body(served):
     assert status == 422
     assert problem["error"]["code"] == "idempotency_key_reused"
     assert first[1]["id"] in problem["error"]["message"]
-    assert served.request("POST", path("idem"), {})[1]["output"]["step"] == "2"
+    assert served.request("POST", path("idem"), served.required_body())[1]["output"]["step"] == "2"
 
 
 def test_operation_ids_are_unique_and_unknown_ones_are_404(served):
-    ids = {served.request("POST", path("ids"), {})[1]["id"] for _ in range(3)}
+    ids = {served.request("POST", path("ids"), served.required_body())[1]["id"] for _ in range(3)}
     assert len(ids) == 3
     status, problem = served.request("GET", path("ids") + "/nope")
     assert status == 404 and problem["error"]["type"] == "not_found_error"
@@ -178,7 +178,9 @@ def test_a_huge_number_gets_an_answer(served):
 
 def test_keep_alive_serves_several_requests_on_one_connection(served):
     connection = served.connection()
-    status, operation = served.request("POST", path("alive"), {}, connection=connection)
+    status, operation = served.request(
+        "POST", path("alive"), served.required_body(), connection=connection
+    )
     for _ in range(5):
         assert served.request(
             "GET", f"{path('alive')}/{operation['id']}", connection=connection
@@ -240,14 +242,16 @@ def test_a_request_that_stalls_is_answered_408():
 
 def test_state_dir_continues_after_a_restart(tmp_path):
     with Served(NEWEST, "--state-dir", str(tmp_path)) as server:
-        first = [server.request("POST", path("kept"), {})[1] for _ in range(2)]
+        first = [server.request("POST", path("kept"), server.required_body())[1] for _ in range(2)]
         key = {"Idempotency-Key": "k"}
-        keyed = server.request("POST", path("kept"), {}, key)[1]
+        keyed = server.request("POST", path("kept"), server.required_body(), key)[1]
     assert "saved in" in server.banner
     with Served(NEWEST, "--state-dir", str(tmp_path)) as server:
         assert server.request("GET", f"{path('kept')}/{first[0]['id']}") == (200, first[0])
-        assert server.request("POST", path("kept"), {}, key)[1] == keyed  # still the same step
-        later = server.request("POST", path("kept"), {})[1]
+        assert (
+            server.request("POST", path("kept"), server.required_body(), key)[1] == keyed
+        )  # still the same step
+        later = server.request("POST", path("kept"), server.required_body())[1]
         assert later["output"]["step"] == "4" and later["id"] not in {op["id"] for op in first}
 
 
@@ -256,9 +260,11 @@ def test_an_api_key_is_checked():
     with Served(NEWEST, env=env) as server:
         for token in (None, "wrong", "the-client-s"):
             headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-            status, problem = server.request("POST", path(), {}, headers)
+            status, problem = server.request("POST", path(), server.required_body(), headers)
             assert status == 401 and problem["error"]["type"] == "authentication_error"
-        status, operation = server.request("POST", path(), {}, {"Authorization": "Bearer sekrit"})
+        status, operation = server.request(
+            "POST", path(), server.required_body(), {"Authorization": "Bearer sekrit"}
+        )
         assert status == 200 and operation["status"] == COMPLETED
     assert "1 API key, each seeing only its own sessions" in server.banner
 

@@ -19,11 +19,7 @@ pytestmark = pytest.mark.slow  # processes, servers: not the inner loop
 
 # The official SDK 3.1.1 sends Adam's settings as `adam_params`: one revision that reads them
 # there serves both clients (as in test_official_sdk.py).
-SERVER = next(
-    r
-    for r in reversed(facts.IDS)
-    if facts.field_for(r, "adam", "adam.learning_rate") == "adam_params.learning_rate"
-)
+SERVER = facts.sdk_server()
 (COMPLETED,) = facts.statuses(SERVER, "succeeded")
 ALICE, BOB = "alice-5d41402abc4b2a76b971", "bob-7d793037a0760186574b"
 ENV = {"OMP_NUM_THREADS": "1"}
@@ -132,14 +128,14 @@ def test_a_missing_or_wrong_key_is_401(served, headers):
     ):
         status, problem = served.request(method, where, body, headers)
         assert status == 401 and problem["error"]["type"] == "authentication_error"
-    assert served.request("POST", path("guarded"), {}, bearer(ALICE))[0] == 200
+    assert served.request("POST", path("guarded"), served.required_body(), bearer(ALICE))[0] == 200
 
 
 def test_sessions_stay_their_tenant_s_across_a_restart(forks, keys_file, tmp_path):
     args = ("--api-keys-file", str(keys_file), "--state-dir", str(tmp_path))
     with forks.start(*args) as server:
-        alice = server.request("POST", path("kept"), {}, bearer(ALICE))[1]
-        bob = server.request("POST", path("kept"), {}, bearer(BOB))[1]
+        alice = server.request("POST", path("kept"), server.required_body(), bearer(ALICE))[1]
+        bob = server.request("POST", path("kept"), server.required_body(), bearer(BOB))[1]
         assert alice["output"]["step"] == bob["output"]["step"] == "1"
     with forks.start(*args) as server:
         assert server.request("GET", f"{path('kept')}/{alice['id']}", None, bearer(ALICE)) == (
@@ -147,21 +143,29 @@ def test_sessions_stay_their_tenant_s_across_a_restart(forks, keys_file, tmp_pat
             alice,
         )
         assert server.request("GET", f"{path('kept')}/{alice['id']}", None, bearer(BOB))[0] == 404
-        assert server.request("POST", path("kept"), {}, bearer(BOB))[1]["output"]["step"] == "2"
+        assert (
+            server.request("POST", path("kept"), server.required_body(), bearer(BOB))[1]["output"][
+                "step"
+            ]
+            == "2"
+        )
     with forks.start("--state-dir", str(tmp_path)) as server:  # no keys: a tenant of its own
         assert server.request("GET", f"{path('kept')}/{alice['id']}")[0] == 404
-        assert server.request("POST", path("kept"), {})[1]["output"]["step"] == "1"
+        assert (
+            server.request("POST", path("kept"), server.required_body())[1]["output"]["step"] == "1"
+        )
 
 
 def test_a_journal_from_before_tenants_is_the_no_key_tenant_s(tmp_path):
     """A session folder whose description names no tenant (as before this change) loads for a
     server without keys, and no key sees it."""
     session_class = reference(SERVER).LocalSession
+    plain = json.dumps(facts.required_body(SERVER)).encode()
     options = {"optimizer": "adam", "muon_scaling": "original"}
     make = serve.session_factory(session_class, serve.demo_model, 0, options)
     store = _store.SessionStore(make, SERVER, state_dir=tmp_path)
     router = _routes.Router(store, session_class.revision, gradients=store.gradients)
-    old = router.handle("POST", path("old"), facts.required_headers(SERVER), b"{}")[1]
+    old = router.handle("POST", path("old"), facts.required_headers(SERVER), plain)[1]
     store.close()
     meta = _store.session_folder(tmp_path, "old") / "session.json"
     described = json.loads(meta.read_text())
@@ -174,7 +178,7 @@ def test_a_journal_from_before_tenants_is_the_no_key_tenant_s(tmp_path):
         got = router.handle("GET", f"{path('old')}/{old['id']}", auth, b"")
         assert got[0] == (404 if keys else 200)
         headers = {**facts.required_headers(SERVER), **auth}  # a new idempotency key, if any
-        stepped = router.handle("POST", path("old"), headers, b"{}")[1]
+        stepped = router.handle("POST", path("old"), headers, plain)[1]
         assert stepped["output"]["step"] == ("1" if keys else "2")
         store.close()
 
@@ -188,11 +192,13 @@ def test_no_key_shows_in_the_log_the_answers_or_the_state_folder(keys_file, tmp_
     try:
         for key in (ALICE, BOB, third):
             auth = bearer(key)
-            answers.append(server.request("POST", path("mine"), {}, auth))
+            answers.append(server.request("POST", path("mine"), server.required_body(), auth))
             answers.append(server.request("POST", path("mine"), {"adam_params": {"eps": 0}}, auth))
             answers.append(server.request("GET", path("mine") + "/nope", None, auth))
             answers.append(server.request("POST", path("mine"), [1], auth))
-        answers.append(server.request("POST", path("mine"), {}, bearer(ALICE + "-wrong")))
+        answers.append(
+            server.request("POST", path("mine"), server.required_body(), bearer(ALICE + "-wrong"))
+        )
     finally:
         log = server.stop()
     assert [status for status, _ in answers] == [200, 200, 404, 400] * 3 + [401]
@@ -218,4 +224,4 @@ def test_without_keys_the_server_listens_on_loopback_only():
         assert "no API key: on loopback only" in server.banner
     with Served(SERVER, "--host", "0.0.0.0", "--no-auth") as server:
         assert "no API key (--no-auth): anyone who reaches it uses every session" in server.banner
-        assert server.request("POST", path("open"), {})[0] == 200
+        assert server.request("POST", path("open"), server.required_body())[0] == 200

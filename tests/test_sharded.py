@@ -401,21 +401,23 @@ def taken_back(rank: int, port: int) -> dict[str, Any]:
         def full(record: Any) -> None:
             raise OSError("no space left on the device")
 
-        session.optim_step({}, gradients=gradients, commit=written)
+        session.optim_step(facts.required_body(NEWEST), gradients=gradients, commit=written)
         before = session.state_dict()  # gathered whole from both ranks
         try:
-            session.optim_step({}, gradients=gradients, commit=full)
+            session.optim_step(facts.required_body(NEWEST), gradients=gradients, commit=full)
         except OSError:
             found["raised"] = True
         after = session.state_dict()
         found["unchanged"] = after["step"] == before["step"] == 1 and all(
             torch.equal(after["parameters"][n], t) for n, t in before["parameters"].items()
         )
-        session.optim_step({}, gradients=gradients, commit=written)
+        session.optim_step(facts.required_body(NEWEST), gradients=gradients, commit=written)
         whole_model, whole_loss = distributed.demo_model(0)
         whole = reference(NEWEST).LocalSession(whole_model, "muon", rollback=True)
         for _ in range(2):
-            whole.optim_step({}, gradients=lambda: torch.autograd.backward(whole_loss()))
+            whole.optim_step(
+                facts.required_body(NEWEST), gradients=lambda: torch.autograd.backward(whole_loss())
+            )
         ours, theirs = session.state_dict(), whole.state_dict()
         found["continues"] = ours["step"] == theirs["step"] == 2 and all(
             torch.allclose(ours["parameters"][n], t, atol=1e-7)
@@ -495,22 +497,23 @@ def post(port: int, session: str, data: dict[str, Any], key: str | None = None) 
     return answer
 
 
-SERVED_REQUESTS: list[tuple[str, dict[str, Any], str | None]] = [
-    ("a", {}, "first"),
-    ("a", {}, "first"),  # the same key: no second step
-    ("b", {}, None),
-    ("a", "invalid", None),  # type: ignore[list-item]
-    ("a", {}, None),
+SERVED_REQUESTS: list[tuple[str, str, str | None]] = [
+    ("a", "plain", "first"),
+    ("a", "plain", "first"),  # the same key: no second step
+    ("b", "plain", None),
+    ("a", "invalid", None),
+    ("a", "plain", None),
 ]
 
 
 def served_requests() -> list[tuple[str, dict[str, Any], str | None]]:
-    requests = []
-    for session, data, key in SERVED_REQUESTS:
-        if data == "invalid":
-            data = facts.body(NEWEST, "muon", {"muon.momentum": 1.5})
-        requests.append((session, data, key))
-    return requests
+    """The requests of SERVED_REQUESTS: a plain step sets nothing but what the revision
+    requires; an invalid one a momentum out of its range."""
+    bodies = {
+        "plain": facts.required_body(NEWEST),
+        "invalid": facts.body(NEWEST, "muon", {"muon.momentum": 1.5}),
+    }
+    return [(session, bodies[data], key) for session, data, key in SERVED_REQUESTS]
 
 
 @pytest.fixture(scope="module")
@@ -557,7 +560,8 @@ def ranks(tmp_path_factory):
             rank, kind, payload = _get(out, processes)
             assert kind == "served", f"rank {rank} failed:\n{payload}"
         # started again over the same state folder: the sessions continue where they stopped
-        answers += _talk_to(ports[2], [("a", {}, None), ("a", {}, "first")])
+        plain = facts.required_body(NEWEST)
+        answers += _talk_to(ports[2], [("a", plain, None), ("a", plain, "first")])
         os.kill(processes[0].pid, signal.SIGINT)
         for _ in range(WORLD):
             rank, kind, payload = _get(out, processes)
@@ -700,9 +704,11 @@ def test_the_server_under_torchrun_serves_from_rank_0_and_steps_on_both(ranks):
     module = reference(NEWEST)
     model, loss = demo_model(0)
     session = module.LocalSession(model, "muon", rollback=True)
-    for data in [{}, {}]:
+    for data in [facts.required_body(NEWEST)] * 2:
         session.optim_step(data, gradients=lambda: torch.autograd.backward(loss()))
-    session.optim_step({}, gradients=lambda: torch.autograd.backward(loss()))  # after restart
+    session.optim_step(
+        facts.required_body(NEWEST), gradients=lambda: torch.autograd.backward(loss())
+    )  # after restart
     from together_rl_runtime.reference._store import _snapshots, session_folder
 
     (newest, path), *_ = _snapshots(session_folder(ranks["folder"] / "served", "a"))
@@ -768,7 +774,8 @@ def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu(tmp_pa
             match = re.search(r"http://[\d.]+:(\d+)", banner)
             assert match is not None, banner
             port = int(match.group(1))
-            steps += [post(port, "s", {})["output"]["step"] for _ in range(requests)]
+            plain = facts.required_body(NEWEST)
+            steps += [post(port, "s", plain)["output"]["step"] for _ in range(requests)]
             refused = post(port, "s", facts.body(NEWEST, "muon", {"muon.momentum": 1.5}))
             assert refused["error"]["code"].endswith("INVALID_INPUT")
             if requests == 1:
