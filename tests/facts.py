@@ -278,3 +278,12 @@ revisions_with = PROJECT.revisions_with
 EACH_REVISION = [pytest.param(r, marks=() if r == NEWEST else pytest.mark.slow) for r in REVISIONS]
 """Every generated revision, for a test of what one runtime does behind every package: the newest
 alone in the inner loop (``pytest -m "not slow"``), every one in the full suite."""
+
+
+def unused_parameter(word: str) -> str:
+    """``word``, or ``word1``, ``word2``...: a parameter name that neither the newest revision's
+    served operation nor the field roles have (a later revision may declare a ``dry_run`` of its
+    own)."""
+    taken = {p.name.lower() for p in PROJECT.served(NEWEST).parameters}
+    taken |= {name.lower() for _, name in PROJECT.roles.parameters}
+    return next(f"{word}{n or ''}" for n in range(100) if f"{word}{n or ''}".lower() not in taken)

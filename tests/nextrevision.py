@@ -268,14 +268,21 @@ def kind(
 
 
 def _add_entry(spec_dir: Path, filename: str, key: str, line: str) -> None:
-    """Add ``line`` (an entry of the file's mapping ``key``, which comes last in the file) to a
-    data file of the spec folder, as a maintainer would write it, and check that it reads so."""
+    """Add ``line`` (an entry of the file's top-level mapping ``key``) to a data file of the spec
+    folder, as a maintainer would write it: after the mapping's last entry. Checks that it reads
+    so."""
     path = spec_dir / filename
-    text = path.read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
-    assert list(data)[-1] == key, f"{filename}: {key} is not its last mapping"
-    assert line.partition(":")[0] not in data[key], f"{filename} has {line} already"
-    path.write_text(text.rstrip("\n") + f"\n  {line}\n", encoding="utf-8")
+    lines = path.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    assert line.partition(":")[0] not in yaml.safe_load("\n".join(lines))[key], line
+    start = lines.index(f"{key}:")
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i] and lines[i][0] not in " #"),
+        len(lines),
+    )
+    while not lines[end - 1].strip():  # the blank lines before the next mapping stay after it
+        end -= 1
+    lines.insert(end, f"  {line}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     name = line.partition(":")[0]
     assert name in yaml.safe_load(path.read_text(encoding="utf-8"))[key], line
 

@@ -36,6 +36,8 @@ pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loo
 INDEX = load_index(SPEC_DIR)
 ROLES = load_field_roles(SPEC_DIR)
 PAIRS = compat.matrix(list(INDEX), ROLES)
+QUERY, HEADER = facts.unused_parameter("dry_run"), facts.unused_parameter("X-Priority")
+"""Parameters that the newest revision and the field roles lack."""
 KINDS = ("adam", "muon")
 # A value for each setting, valid in every revision and unlike every session default.
 VALUES = {
@@ -450,10 +452,10 @@ def every_kind_of_change(doc: dict) -> None:
     momentum = places.doc.resolve(places.setting("muon", "momentum").schema)
     at(doc, momentum.pointer)["maximum"] = 0.95
     parameters = places.post.setdefault("parameters", [])
-    parameters.append({"name": "dry_run", "in": "query", "schema": {"type": "boolean"}})
+    parameters.append({"name": QUERY, "in": "query", "schema": {"type": "boolean"}})
     parameters.append(
         {
-            "name": "X-Priority",
+            "name": HEADER,
             "in": "header",
             "schema": {"type": "string", "enum": ["low", "high"]},
         }
@@ -517,7 +519,7 @@ def test_every_kind_of_change_is_judged_and_each_verdict_holds(revised):
     assert any(e.kind == "status" and e.outcome == "kept-raw" for e in old_to_new.entries)
     assert any(e.kind == "response" and e.value is not ir.NO_VALUE for e in old_to_new.entries)
     text = (project / "COMPATIBILITY.md").read_text(encoding="utf-8")
-    assert "dry_run" in text and "409" in text
+    assert QUERY in text and "409" in text
     for number, pair in enumerate(pairs):
         check_cell(pair, number, answers, settings, project / "generated")
         package = load(pair.client.id, project / "generated")

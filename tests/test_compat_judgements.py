@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import facts
 import pytest
 from conftest import SPEC_DIR
 from nextrevision import at
@@ -172,43 +173,47 @@ def _union_leaf(doc: ir.Document, schema: ir.Schema, path: str, depth: int = 0):
 
 
 def test_query_parameters_and_headers_are_judged():
+    query, header = facts.unused_parameter("dry_run"), facts.unused_parameter("X-Priority")
+
     def parameters(raw: dict[str, Any], doc: ir.Document) -> None:
         op = at(raw, served(doc).pointer)
         op.setdefault("parameters", []).extend(
             [
-                {"name": "dry_run", "in": "query", "schema": {"type": "boolean"}},
-                {"name": "X-Priority", "in": "header", "schema": {"enum": ["low", "high"]}},
+                {"name": query, "in": "query", "schema": {"type": "boolean"}},
+                {"name": header, "in": "header", "schema": {"enum": ["low", "high"]}},
             ]
         )
 
     new = revised(parameters)
     key = served(NEWEST.document).key
     ignored = {(e.kind, e.path) for e in entries(new, NEWEST, "ignored")}
-    assert {("query", f"{key}: dry_run"), ("header", f"{key}: X-Priority")} <= ignored
+    assert {("query", f"{key}: {query}"), ("header", f"{key}: {header}")} <= ignored
     # both declare it; the server's reference refuses it until it has a role, then applies it
     assert {
-        (e.kind, e.outcome, e.detail) for e in entries(new, new) if e.path.endswith("dry_run")
+        (e.kind, e.outcome, e.detail) for e in entries(new, new) if e.path == f"{key}: {query}"
     } == {("query", "rejected", PARAMETER_NOT_IMPLEMENTED)}
     given = dataclasses.replace(
-        ROLES, parameters={**ROLES.parameters, ("query", "dry_run"): Entry("none", "/parameters")}
+        ROLES, parameters={**ROLES.parameters, ("query", query): Entry("none", "/parameters")}
     )
     assert {
         (e.kind, e.outcome)
         for e in compat.pair(new, new, given).entries
-        if e.path.endswith("dry_run")
+        if e.path == f"{key}: {query}"
     } == {("query", "works")}
-    assert not any(e.path.endswith("dry_run") for e in entries(NEWEST, new))
-    assert f"query `{key}: dry_run`" in compat.compatibility_text([NEWEST, new], ROLES)
+    assert not any(e.path == f"{key}: {query}" for e in entries(NEWEST, new))
+    assert f"query `{key}: {query}`" in compat.compatibility_text([NEWEST, new], ROLES)
 
 
 def test_a_required_parameter_blocks_the_clients_that_never_send_it():
+    query = facts.unused_parameter("dry_run")
+
     def require(raw: dict[str, Any], doc: ir.Document) -> None:
         at(raw, served(doc).pointer).setdefault("parameters", []).append(
-            {"name": "dry_run", "in": "query", "required": True, "schema": {"type": "boolean"}}
+            {"name": query, "in": "query", "required": True, "schema": {"type": "boolean"}}
         )
 
     new = revised(require)
-    assert compat.pair(NEWEST, new, ROLES).blocked == ("the query parameter `dry_run`",)
+    assert compat.pair(NEWEST, new, ROLES).blocked == (f"the query parameter `{query}`",)
     assert compat.pair(new, NEWEST, ROLES).blocked == ()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from nextrevision import at
 import seeds
 import yaml
 from conftest import SPEC_DIR
@@ -136,7 +137,10 @@ def test_every_query_parameter_and_header_gets_a_rule_and_one_without_a_role_is_
     written = raw
     for token in split(operation.pointer):
         written = written[token]
-    written.setdefault("parameters", []).extend(
+    # the session's path parameters, and no query parameter or header the revision declares
+    kept = [p for p in operation.parameters if p.location == "path"]
+    written["parameters"] = [at(raw, p.pointer) for p in kept]
+    written["parameters"].extend(
         [
             {"name": "dry_run", "in": "query", "schema": {"type": "boolean"}},
             {"name": "IDEMPOTENCY-KEY", "in": "header", "schema": {"type": "string"}},
@@ -158,7 +162,6 @@ def test_every_query_parameter_and_header_gets_a_rule_and_one_without_a_role_is_
         Parameter("header", "IDEMPOTENCY-KEY", IdempotencyKey()),
         Parameter("header", "X-Mode", NoEffect(), values=("a", "b")),
     )
-    pointers = [p.pointer for p in operation.parameters]
     assert [(u.path, u.pointer) for u in result.unassigned_parameters] == [
-        ("query parameter dry_run", f"{operation.pointer}/parameters/{len(pointers)}")
+        ("query parameter dry_run", f"{operation.pointer}/parameters/{len(kept)}")
     ]

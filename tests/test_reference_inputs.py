@@ -35,6 +35,11 @@ SESSION = "inputs"
 PRIORITIES = ["low", "high"]
 
 
+QUERY = facts.unused_parameter("dry_run")
+HEADER = facts.unused_parameter("X-Priority")
+"""A query parameter and a header that neither the newest revision nor the field roles have."""
+
+
 def places_of(found: facts.Facts, revision_id: str) -> Places:
     """The places of a revision's document, as written."""
     raw = yaml.safe_load(found.index.get(revision_id).file.read_text(encoding="utf-8"))
@@ -68,9 +73,9 @@ def changed(doc: dict) -> None:
     written["properties"]["grad_norm"] = {"type": "number", "description": "Gradient norm"}
     written["required"] = [*written.get("required", []), "grad_norm"]
     parameters = places.post.setdefault("parameters", [])
-    parameters.append({"name": "dry_run", "in": "query", "schema": {"type": "boolean"}})
+    parameters.append({"name": QUERY, "in": "query", "schema": {"type": "boolean"}})
     parameters.append(
-        {"name": "X-Priority", "in": "header", "schema": {"type": "string", "enum": PRIORITIES}}
+        {"name": HEADER, "in": "header", "schema": {"type": "string", "enum": PRIORITIES}}
     )
     steps = at(doc, places.setting("muon", "newton_schulz_steps").schema.pointer)
     steps.update(type="number", default=5.5)
@@ -130,7 +135,7 @@ def test_generate_warns_with_pointer_and_revision_of_what_the_reference_cannot_t
     _, printed = project
     source = f"spec/{REVISION}.yaml"
     served = revision.served(REVISION)
-    for name, what in (("dry_run", "query parameter dry_run"), ("X-Priority", "header X-Priority")):
+    for name, what in ((QUERY, f"query parameter {QUERY}"), (HEADER, f"header {HEADER}")):
         (parameter,) = [p for p in served.parameters if p.name == name]
         assert (
             f"warning: {source}#{parameter.pointer}: the {what} of revision {REVISION} has no "
@@ -210,15 +215,15 @@ def test_a_parameter_without_a_role_is_refused_naming_it_and_changes_nothing(
     backward(model)
     before = parameters_of(model)
     with package.Client(api_key="local", transport=transport) as client:
-        refused = client.optim_step(SESSION, **body, **{attribute_name("dry_run"): True})
+        refused = client.optim_step(SESSION, **body, **{attribute_name(QUERY): True})
     assert code(refused.to_dict()) == "INVALID_INPUT"
     assert refused.error.message == (
-        "query parameter dry_run: the local reference does not implement this parameter yet, "
+        f"query parameter {QUERY}: the local reference does not implement this parameter yet, "
         "got 'true'"
     )
-    header = post(transport, path, body, {"X-Priority": "low"})
+    header = post(transport, path, body, {HEADER: "low"})
     assert code(header) == "INVALID_INPUT" and header["error"]["message"].startswith(
-        "header X-Priority: the local reference does not implement this parameter yet"
+        f"header {HEADER}: the local reference does not implement this parameter yet"
     )
     assert session.step == 0
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
@@ -269,8 +274,8 @@ def test_a_parameter_with_a_role_is_checked_against_its_schema():
     idempotency key."""
     session_class, transport_class = roled(
         facts.NEWEST,
-        Parameter("query", "dry_run", NoEffect(), type="boolean"),
-        Parameter("header", "X-Priority", NoEffect(), values=tuple(PRIORITIES)),
+        Parameter("query", QUERY, NoEffect(), type="boolean"),
+        Parameter("header", HEADER, NoEffect(), values=tuple(PRIORITIES)),
         Parameter("header", "X-Request-Key", IdempotencyKey()),
     )
     session = session_class(tiny_model(), "adam")
@@ -286,20 +291,21 @@ def test_a_parameter_with_a_role_is_checked_against_its_schema():
         return operation["error"]["message"]
 
     assert (
-        refused("?dry_run=maybe", {}) == "query parameter dry_run: expected a boolean, got 'maybe'"
+        refused(f"?{QUERY}=maybe", {})
+        == f"query parameter {QUERY}: expected a boolean, got 'maybe'"
     )
-    assert refused("?dry_run=true&dry_run=false", {}).startswith(
-        "query parameter dry_run: is given 2 times; give it once"
+    assert refused(f"?{QUERY}=true&{QUERY}=false", {}).startswith(
+        f"query parameter {QUERY}: is given 2 times; give it once"
     )
-    assert refused("", {"x-priority": "urgent"}) == (
-        "header X-Priority: must be one of low, high, got 'urgent'"
+    assert refused("", {HEADER.lower(): "urgent"}) == (
+        f"header {HEADER}: must be one of low, high, got 'urgent'"
     )
-    undecodable = httpx.Request("POST", f"http://reference{path}?dry_run=%ff", json=body)
+    undecodable = httpx.Request("POST", f"http://reference{path}?{QUERY}=%ff", json=body)
     answer = transport.handle_request(undecodable)
     assert answer.status_code == 400
     assert answer.json()["error"]["message"] == "the query is not UTF-8 once decoded"
     assert session.step == 0
-    first = post(transport, path + "?dry_run=false", body, {**required, "X-Priority": "low"})
+    first = post(transport, path + f"?{QUERY}=false", body, {**required, HEADER: "low"})
     assert code(first) == "" and session.step == 1
     keyed = {**required, "X-Request-Key": "k-1"}
     once = post(transport, path, body, keyed)
@@ -309,11 +315,11 @@ def test_a_parameter_with_a_role_is_checked_against_its_schema():
 def test_a_parameter_the_revision_does_not_declare_is_ignored_as_the_api_ignores_it():
     """What an older server does with a newer client's ``dry_run`` (the compatibility matrix
     says *ignores*): the step is applied."""
-    assert not any(p.name == "dry_run" for p in facts.served(facts.NEWEST).parameters)
+    assert not any(p.name == QUERY for p in facts.served(facts.NEWEST).parameters)
     session = reference(facts.NEWEST).LocalSession(tiny_model(), "adam")
     transport = reference(facts.NEWEST).LocalTransport(session)
     backward_of(session)
-    path = facts.path(facts.NEWEST, SESSION) + "?dry_run=true"
+    path = facts.path(facts.NEWEST, SESSION) + f"?{QUERY}=true"
     operation = post(transport, path, facts.required_body(facts.NEWEST))
     assert code(operation) == "" and session.step == 1
 
@@ -325,10 +331,10 @@ def test_the_server_refuses_a_query_parameter_without_a_role(project, revision):
         body = revision.required_body(REVISION)
         status, done = server.request("POST", path, body)
         assert status == 200 and code(done) == "" and done["output"]["step"] == 1
-        status, refused = server.request("POST", path + "?dry_run=true", body)
+        status, refused = server.request("POST", path + f"?{QUERY}=true", body)
         assert status == 200 and code(refused) == "INVALID_INPUT"
-        assert refused["error"]["message"].startswith("query parameter dry_run:")
-        status, again = server.request("GET", f"{path}/{refused['id']}?dry_run=true")
+        assert refused["error"]["message"].startswith(f"query parameter {QUERY}:")
+        status, again = server.request("GET", f"{path}/{refused['id']}?{QUERY}=true")
         assert (status, again) == (200, refused)
         status, done = server.request("POST", path, body)
         assert status == 200 and done["output"]["step"] == 2
