@@ -62,7 +62,7 @@ def for_operation(entries: Iterable[RevisionChanges], key: str) -> list[Revision
     """The revisions that changed the operation ``key``, each with only that operation's changes."""
     result = []
     for entry in entries:
-        changes = tuple(c for c in entry.changes if c.operation == key)
+        changes = tuple(c for c in entry.changes if ir.route(c.operation) == ir.route(key))
         if changes:
             result.append(RevisionChanges(entry.revision, changes))
     return result

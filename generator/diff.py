@@ -126,13 +126,14 @@ def renamed_schemas(old: ir.Document, new: ir.Document) -> dict[str, str]:
 def _operation_changes(graph: _PairGraph) -> list[Change]:
     """The changes of the operations, each operation's in the order it found them."""
     changes: list[Change] = []
-    old_ops = {op.key: op for op in graph.old_doc.operations}
-    new_ops = {op.key: op for op in graph.new_doc.operations}
-    for key, op in new_ops.items():
-        if key not in old_ops:
-            changes.append(Change(key, Level.INFO, "endpoint-added", "", "endpoint added"))
-    for key, op in old_ops.items():
-        if key not in new_ops:
+    old_ops = {op.route: op for op in graph.old_doc.operations}
+    new_ops = {op.route: op for op in graph.new_doc.operations}
+    for route, op in new_ops.items():
+        if route not in old_ops:
+            changes.append(Change(op.key, Level.INFO, "endpoint-added", "", "endpoint added"))
+    for route, op in old_ops.items():
+        key = op.key
+        if route not in new_ops:
             if op.deprecated:
                 changes.append(
                     Change(
@@ -154,7 +155,8 @@ def _operation_changes(graph: _PairGraph) -> list[Change]:
                     )
                 )
         else:
-            changes.extend(_OperationDiff(graph, key).compare(op, new_ops[key]))
+            new_op = new_ops[route]
+            changes.extend(_OperationDiff(graph, new_op.key).compare(op, new_op))
     return changes
 
 

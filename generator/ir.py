@@ -11,6 +11,7 @@ That keeps recursive schemas finite.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -255,6 +256,13 @@ class Operation:
         """``"POST /rl/..."``: how the changelog and the CLI name an operation."""
         return f"{self.method.upper()} {self.path}"
 
+    @property
+    def route(self) -> str:
+        """What a server routes on: the key with its path parameters unnamed (``"POST
+        /rl/training-sessions/{}/..."``). An operation keeps its route across revisions where
+        only a path parameter's name changes, so that it keeps its names and its history."""
+        return route(self.key)
+
     def response(self, status: str) -> Response | None:
         for response in self.responses:
             if response.status == status:
@@ -344,4 +352,13 @@ class Document:
         for op in self.operations:
             if (op.method == method.lower() and op.path == path) or op.operation_id == key:
                 return op
-        return None
+        wanted = route(f"{method.upper()} {path}")
+        return next((op for op in self.operations if op.route == wanted), None)
+
+
+_PATH_PARAMETER = re.compile(r"\{[^{}]*\}")
+
+
+def route(key: str) -> str:
+    """An operation's key (``"METHOD /path"``) with its path parameters' names left out."""
+    return _PATH_PARAMETER.sub("{}", key)

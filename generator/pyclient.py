@@ -652,7 +652,7 @@ def _path_text(text: str) -> str:
 def _parameter(
     doc: ir.Document, module: PyModule, names: Names, op: ir.Operation, param: ir.Parameter
 ) -> PyParameter:
-    given = module.operations[op.key].parameters.get((param.location, param.name))
+    given = module.operations[op.route].parameters.get((param.location, param.name))
     if given is None:
         kind, style, explode = (
             _parameter_type(doc, module, param.schema, param.pointer),
@@ -663,7 +663,7 @@ def _parameter(
         style, explode = ("json", False) if param.content_type else param.how
         kind = given
     return PyParameter(
-        name=names.arguments_of(op.key).get((param.location, param.name)),
+        name=names.arguments_of(op.route).get((param.location, param.name)),
         key=param.name,
         location=param.location,
         required=param.required,
@@ -704,7 +704,7 @@ def _operations(
 ) -> list[PyOperation]:
     """The methods of an operation: one, and a ``_stream`` twin where a JSON response can also
     come as server-sent events."""
-    types = module.operations[op.key]
+    types = module.operations[op.route]
     params = [_parameter(doc, module, names, op, p) for p in op.parameters]
     declared = {p.key for p in params if p.location == "path"}
     template = set(_PLACEHOLDER.findall(op.path))
@@ -726,7 +726,7 @@ def _operations(
     response = PyResponse(kind, types.response if kind == "json" else None)
     method = PyOperation(
         key=op.key,
-        method_name=names.methods.get(op.key),
+        method_name=names.methods.get(op.route),
         http_method=op.method.upper(),
         template=op.path,
         summary=op.summary,
@@ -745,7 +745,7 @@ def _operations(
         stream = PyOperation(
             **{
                 **method.__dict__,
-                "method_name": names.methods.get((op.key, "stream")),
+                "method_name": names.methods.get((op.route, "stream")),
                 "response": PyResponse("events"),
                 "summary": (op.summary or method.method_name) + ", as server-sent events",
             }
@@ -798,7 +798,7 @@ def _body(
     model_name = body_fields(kind)
     if model_name is not None:
         model = module.model(model_name)
-        arguments = names.arguments_of(op.key)
+        arguments = names.arguments_of(op.route)
         removed = tuple(
             (arguments.names.get(("field", key)) or attribute_name(key), note)
             for key, note in model.other_revisions

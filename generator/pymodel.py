@@ -721,7 +721,7 @@ class _Builder:
         """The types of an operation's bodies (inline objects become ``<Operation>Body`` and
         ``<Operation>Response``) and of its parameters that are not plain values."""
         owner = operation_class(op)
-        owner_key = ("operation", op.key)
+        owner_key = ("operation", op.route)
         body = op.request_body
         body_type = None
         if body is not None and body.schema is not None and _structured(body.content_type):
@@ -737,7 +737,7 @@ class _Builder:
                 owner + class_name(p.name),
                 "",
                 True,
-                ("parameter", op.key, p.location, p.name),
+                ("parameter", op.route, p.location, p.name),
             )
             for p in op.parameters
             if not plain_parameter(self.doc, p)
@@ -790,7 +790,7 @@ class _Builder:
         methods = self.names.methods
         methods.assign(
             Claim(
-                key=op.key,
+                key=op.route,
                 plain=operation_name(op),
                 pointer=op.pointer,
                 what=f"the operation {op.key}",
@@ -800,8 +800,8 @@ class _Builder:
         )
         methods.assign(
             Claim(
-                key=(op.key, "stream"),
-                plain=methods.get(op.key) + "_stream",
+                key=(op.route, "stream"),
+                plain=methods.get(op.route) + "_stream",
                 pointer=op.pointer,
                 what=f"the server-sent events of {op.key}",
             )
@@ -809,11 +809,11 @@ class _Builder:
             if success_kind(op) == "json" and streams(op)
         )
         for op in self.doc.operations:
-            self.arguments(op, operations[op.key])
+            self.arguments(op, operations[op.route])
         self.names.pages.assign(
             Claim(
-                key=op.key,
-                plain=page_name(op, methods.get(op.key)),
+                key=op.route,
+                plain=page_name(op, methods.get(op.route)),
                 pointer=op.pointer,
                 what=f"the page of {op.key}",
                 exact=True,
@@ -842,7 +842,7 @@ class _Builder:
                 Claim(("body",), "body", op.request_body.pointer, "the request body", exact=True)
             )
         claims += [_parameter_claim(p) for p in op.parameters if p.location != "path"]
-        self.names.arguments_of(op.key).assign(claims)
+        self.names.arguments_of(op.route).assign(claims)
 
 
 def _parameter_claim(p: ir.Parameter) -> Claim:
@@ -972,7 +972,7 @@ def _build(
                 continue
             doc_text = schema.description or f"The ``{schema_name}`` schema."
             aliases.append(PyAlias(name, replace(kind, constraints=()), doc_text))
-    operations = {op.key: builder.operation(op) for op in doc.operations}
+    operations = {op.route: builder.operation(op) for op in doc.operations}
     while builder.pending:
         name, schema, strict = builder.pending.pop(0)
         builder.model(name, schema, strict, notes)

@@ -402,7 +402,7 @@ def _package_files(
     package: PackageInfo = context["package"]
     names = module.names
     assert names is not None
-    pages = [operation_page(doc, op, names.pages.get(op.key)) for op in doc.operations]
+    pages = [operation_page(doc, op, names.pages.get(op.route)) for op in doc.operations]
     parts = split_models(module)
     releases = (*client.runtime_releases, *_since(context["reference"]))
     context = {

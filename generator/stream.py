@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import changelog
+from . import changelog, ir
 from .diff import Change, diff_documents
 from .errors import GeneratorError, RevisionError
 from .releases import load_releases
@@ -97,10 +97,10 @@ class _Added:
 
 
 def _subject(change: Change) -> tuple[str, str, str]:
-    """What a change is about: its operation, path, and the first name it quotes (a property,
-    an enum value, a parameter)."""
+    """What a change is about: its operation's route, path, and the first name it quotes (a
+    property, an enum value, a parameter)."""
     quoted = change.message.split("`")
-    return change.operation, change.path, quoted[1] if len(quoted) > 2 else ""
+    return ir.route(change.operation), change.path, quoted[1] if len(quoted) > 2 else ""
 
 
 def _adds(change: Change) -> bool:
