@@ -389,11 +389,6 @@ def _generate(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     for note in rendering.notes:
         print(f"note: {note}", file=sys.stderr)
-    if rendering.confirmed:
-        print(
-            f"{len(rendering.confirmed)} released packages found as released in {out}, "
-            "taken as they are (`check` renders them all)"
-        )
     written = sorted({path.split("/")[0] for path in rendering.files})
 
     def verify(staging: Path) -> None:
@@ -408,7 +403,14 @@ def _generate(args: argparse.Namespace) -> int:
         if compat.write_compatibility(index, args.readme.parent):
             print(f"updated {args.readme.parent / compat.COMPATIBILITY_FILE}")
     count = len(args.revisions) if args.revisions else len(index)
-    print(f"rendered {len(rendering.files)} files of {count} revisions into {out}")
+    kept = len(rendering.confirmed)
+    how = (
+        f"{count - kept} rendered, {kept} released packages kept as their releases recorded them "
+        "(`check` renders them all)"
+        if kept
+        else "every one rendered"
+    )
+    print(f"{out}: {len(rendering.files)} files of {count} revisions; {how}")
     return 0
 
 

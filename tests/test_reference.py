@@ -526,9 +526,27 @@ def test_non_finite_gradients_change_nothing(revision, kind):
     operation = session.optim_step(facts.required_body(revision))
     assert failed(operation)
     assert operation.error.code == non_finite_code(revision)
+    assert operation.error.message.startswith("the total gradient norm is ")
     assert all(torch.equal(a, b) for a, b in zip(before_params, model.parameters()))
     assert all(_same(a, p.grad) for a, p in zip(before_grads, model.parameters()))
     same_state(before_state, session.state_dict(), steps=1)
+
+
+def test_finite_gradients_whose_norm_overflows_are_refused_as_such():
+    """Gradients of 1e30 are finite, but the float32 norm clipping needs is not: the step is
+    refused, and the message says that the gradients themselves were finite."""
+    model, _ = twin_models()
+    session = reference(facts.NEWEST).LocalSession(model, "adam")
+    backward(model, 0)
+    for p in model.parameters():
+        p.grad.fill_(1e30)
+    operation = session.optim_step(facts.required_body(facts.NEWEST))
+    assert failed(operation) and operation.error.code == non_finite_code(facts.NEWEST)
+    assert operation.error.message == (
+        "the gradients are finite, but their total norm is inf: it overflows the float32 it is "
+        "computed in; nothing was changed"
+    )
+    assert session.step == 0
 
 
 def non_finite_code(revision: str) -> str:
@@ -733,7 +751,7 @@ def test_session_defaults_are_checked_and_used():
     module = reference("f4885bc38424")
     model, _ = twin_models()
     with pytest.raises(
-        module.ConfigurationError, match="unknown session default 'momentum' for a adam session"
+        module.ConfigurationError, match="unknown session default 'momentum' for an Adam session"
     ):
         module.LocalSession(model, "adam", momentum=0.9)
     with pytest.raises(module.ConfigurationError, match="session default beta1 must be in"):

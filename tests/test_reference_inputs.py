@@ -221,7 +221,7 @@ def test_a_parameter_without_a_role_is_refused_naming_it_and_changes_nothing(
         f"query parameter {QUERY}: the local reference does not implement this parameter yet, "
         "got 'true'"
     )
-    header = post(transport, path, body, {HEADER: "low"})
+    header = post(transport, path, body, {**revision.required_headers(REVISION), HEADER: "low"})
     assert code(header) == "INVALID_INPUT" and header["error"]["message"].startswith(
         f"header {HEADER}: the local reference does not implement this parameter yet"
     )
@@ -229,7 +229,8 @@ def test_a_parameter_without_a_role_is_refused_naming_it_and_changes_nothing(
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
     got = transport.handle_request(httpx.Request("GET", f"http://reference{path}/{refused.id}"))
     assert got.json() == refused.to_dict()
-    assert code(post(transport, path, body)) == "" and session.step == 1
+    assert code(post(transport, path, body, revision.required_headers(REVISION))) == ""
+    assert session.step == 1
 
 
 def test_an_integer_setting_given_a_fraction_is_refused_never_truncated(ref, revision):
@@ -282,10 +283,10 @@ def test_a_parameter_with_a_role_is_checked_against_its_schema():
     transport = transport_class(session)
     path = facts.path(facts.NEWEST, SESSION)
     body = facts.required_body(facts.NEWEST)
-    required = facts.required_headers(facts.NEWEST)
 
     def refused(query: str, headers: dict) -> str:
         backward_of(session)
+        required = facts.required_headers(facts.NEWEST)  # a new idempotency key each step
         operation = post(transport, path + query, body, {**required, **headers})
         assert code(operation) == "INVALID_INPUT"
         return operation["error"]["message"]
@@ -300,14 +301,20 @@ def test_a_parameter_with_a_role_is_checked_against_its_schema():
     assert refused("", {HEADER.lower(): "urgent"}) == (
         f"header {HEADER}: must be one of low, high, got 'urgent'"
     )
-    undecodable = httpx.Request("POST", f"http://reference{path}?{QUERY}=%ff", json=body)
+    undecodable = httpx.Request(
+        "POST",
+        f"http://reference{path}?{QUERY}=%ff",
+        json=body,
+        headers=facts.required_headers(facts.NEWEST),
+    )
     answer = transport.handle_request(undecodable)
     assert answer.status_code == 400
     assert answer.json()["error"]["message"] == "the query is not UTF-8 once decoded"
     assert session.step == 0
+    required = facts.required_headers(facts.NEWEST)
     first = post(transport, path + f"?{QUERY}=false", body, {**required, HEADER: "low"})
     assert code(first) == "" and session.step == 1
-    keyed = {**required, "X-Request-Key": "k-1"}
+    keyed = {**facts.required_headers(facts.NEWEST), "X-Request-Key": "k-1"}
     once = post(transport, path, body, keyed)
     assert post(transport, path, body, keyed) == once and session.step == 2
 
@@ -320,7 +327,9 @@ def test_a_parameter_the_revision_does_not_declare_is_ignored_as_the_api_ignores
     transport = reference(facts.NEWEST).LocalTransport(session)
     backward_of(session)
     path = facts.path(facts.NEWEST, SESSION) + f"?{QUERY}=true"
-    operation = post(transport, path, facts.required_body(facts.NEWEST))
+    operation = post(
+        transport, path, facts.required_body(facts.NEWEST), facts.required_headers(facts.NEWEST)
+    )
     assert code(operation) == "" and session.step == 1
 
 

@@ -140,11 +140,11 @@ def test_generate_takes_a_released_package_as_released_and_renders_one_that_diff
     index = load_index(project / "spec")
     before = read_tree(project / "generated")
     first = run(project, "generate", env=cache)  # an empty cache: every package rendered
-    assert first.returncode == 0 and "found as released" not in first.stdout
+    assert first.returncode == 0 and "revisions; every one rendered" in first.stdout
     second = run(project, "generate", env=cache)
-    assert f"{len(index)} released packages found as released" in second.stdout
+    assert f"revisions; 0 rendered, {len(index)} released packages kept as" in second.stdout
     edited = project / "generated" / index[0].id / "README.md"
     edited.write_text("edited by hand\n")
     third = run(project, "generate", env=cache)
-    assert f"{len(index) - 1} released packages found as released" in third.stdout
+    assert f"revisions; 1 rendered, {len(index) - 1} released packages kept as" in third.stdout
     assert read_tree(project / "generated") == before

@@ -66,6 +66,7 @@ MUON_DEFAULTS: Mapping[str, float] = _of("muon")
 DEFAULT_CLIP = SESSION_DEFAULTS["clip"]
 
 Optimizer = Literal["adam", "muon"]
+_A_SESSION: Mapping[Optimizer, str] = {"adam": "an Adam session", "muon": "a Muon session"}
 MuonFilter = Callable[[str, Tensor], bool]
 
 
@@ -231,7 +232,7 @@ class LocalSession:
                 table, name = muon, key
             if table is not None and name not in table:
                 raise ConfigurationError(
-                    f"unknown session default {key!r} for a {optimizer} session"
+                    f"unknown session default {key!r} for {_A_SESSION[optimizer]}"
                 )
             if SETTING_KINDS.get(name) == "boolean":
                 if not isinstance(value, bool):
@@ -442,6 +443,11 @@ class LocalSession:
             if gradients is not None:
                 self._restore_gradients(before)
             message = f"the total gradient norm is {norm}; nothing was changed"
+            if self._sharding is None and bool(_optim.finite_flags(grads).all()):
+                message = (
+                    f"the gradients are finite, but their total norm is {norm}: it overflows "
+                    "the float32 it is computed in; nothing was changed"
+                )
             return self._failed(operation_id, definition.non_finite, message)
         saved = self._copy_state() if self._rollback else None
         try:
