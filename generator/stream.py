@@ -50,12 +50,15 @@ def add_revision(
     target = spec_dir / f"{revision_id}.yaml"
     header = f"# Revision {revision_id} of the API, from {document.name}.\n"
     text = header + dump_yaml(result.document)
-    problems = validate_document(parse_yaml(text, str(target)), str(target))
+    # named as the file given, with the pointers of its normalised text (a schema renamed by
+    # normalising is found under its new name)
+    source = f"{document} (normalised)"
+    problems = validate_document(parse_yaml(text, source), source)
     if problems:
         for problem in problems:
             print(problem)
         raise GeneratorError(
-            f"the document of revision {revision_id} is not valid; spec/ is unchanged"
+            f"{document} is not valid, normalised as revision {revision_id}; spec/ is unchanged"
         )
     note = note or f"From {document.name}, normalised by `python -m generator add-revision`."
     append_revision(index, revision_id, date, note, text)

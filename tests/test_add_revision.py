@@ -184,8 +184,12 @@ def test_a_document_that_stays_invalid_is_refused_with_its_pointers(spec, tmp_pa
     before = read_tree(spec)
     assert add(spec, broken, "broken1") == 1
     captured = capsys.readouterr()
-    assert f"broken1.yaml#{beta1}/type" in captured.out
-    assert "spec/ is unchanged" in captured.err
+    # named as the file given (spec/broken1.yaml was never written)
+    assert f"{broken} (normalised)#{beta1}/type" in captured.out
+    assert "spec/broken1.yaml" not in captured.out
+    assert f"{broken} is not valid, normalised as revision broken1; spec/ is unchanged" in (
+        captured.err
+    )
     assert read_tree(spec) == before
 
 
