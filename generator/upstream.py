@@ -154,9 +154,9 @@ def _reachable_components(raw: Mapping[str, Any], paths: Any, source: str) -> di
     document's and the operations' security requirements name, in the document's order."""
     components = raw.get("components") or {}
     wanted: set[tuple[str, str]] = set()
-    todo = [ref for ref, _ in references(paths)]
+    todo = list(references(paths, "/paths"))
     while todo:
-        ref = todo.pop()
+        ref, place = todo.pop()
         match = _COMPONENT_REF.match(ref)
         if match is None:
             continue  # an external or non-component $ref: validation reports what it cannot use
@@ -165,11 +165,9 @@ def _reachable_components(raw: Mapping[str, Any], paths: Any, source: str) -> di
             continue
         target = components.get(section, {}).get(name) if isinstance(components, Mapping) else None
         if target is None:
-            raise SpecError(
-                join("/components", section, name), f"{ref} does not exist", source=source
-            )
+            raise SpecError(place, f"$ref target {ref} does not exist", source=source)
         wanted.add((section, name))
-        todo.extend(ref for ref, _ in references(target))
+        todo.extend(references(target, join("/components", section, name)))
     requirements = list(raw.get("security") or [])
     for item in paths.values():
         for method in _METHODS:

@@ -14,6 +14,7 @@ from generator.cli import main
 from generator.english import listing
 from generator.fieldroles import load_field_roles
 from generator.parser import parse_document
+from generator.pointer import references
 from generator.revisions import load_index
 from generator.tree import read_tree
 from generator.upstream import load_operations
@@ -190,6 +191,22 @@ def test_a_document_that_stays_invalid_is_refused_with_its_pointers(spec, tmp_pa
     assert f"{broken} is not valid, normalised as revision broken1; spec/ is unchanged" in (
         captured.err
     )
+    assert read_tree(spec) == before
+
+
+def test_a_dangling_ref_is_refused_at_the_place_of_the_ref(spec, tmp_path, capsys):
+    doc = yaml.safe_load(load_index(spec)[-1].file.read_text())
+    ref, place = next(
+        (ref, place)
+        for ref, place in references(doc["paths"], "/paths")
+        if ref.startswith("#/components/schemas/")
+    )
+    at(doc, place.removesuffix("/$ref"))["$ref"] = ref + "Gone"
+    dangling = tmp_path / "dangling.yaml"
+    dangling.write_text(yaml.safe_dump(doc, sort_keys=False))
+    before = read_tree(spec)
+    assert add(spec, dangling, "dangling1") == 1
+    assert f"{dangling}#{place}: $ref target {ref}Gone does not exist" in capsys.readouterr().err
     assert read_tree(spec) == before
 
 
