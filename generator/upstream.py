@@ -11,7 +11,8 @@ had, each reported with the JSON pointer it applies to:
 - a ``default`` or ``example`` written as a string on a number, integer or boolean (``"0.9"``,
   and YAML 1.1's ``1e-08``) becomes the value it spells, or is dropped where it spells none;
 - OpenAPI 3.0's ``nullable: true`` in a 3.1 document becomes ``type: [T, "null"]``;
-- ``info.version`` becomes the revision's id.
+- ``info.version`` becomes the revision's id, and where ``info.description`` names the old
+  version (``revision f4885bc38424``), the new id replaces it.
 """
 
 from __future__ import annotations
@@ -100,6 +101,15 @@ def extract(
         notes.append(
             f"#/info/version: {info.get('version')!r} set to the revision id {revision_id!r}"
         )
+    old = info.get("version")
+    description = info.get("description")
+    if isinstance(old, str) and old and old != revision_id and isinstance(description, str):
+        named = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])")
+        if named.search(description):  # the document names its version as its revision
+            info["description"] = named.sub(revision_id, description)
+            notes.append(
+                f"#/info/description: the revision {old!r} it names replaced by {revision_id!r}"
+            )
     info["version"] = revision_id
     doc["info"] = info
     for key in ("servers", "security"):

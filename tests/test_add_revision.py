@@ -194,6 +194,24 @@ def test_a_document_that_stays_invalid_is_refused_with_its_pointers(spec, tmp_pa
     assert read_tree(spec) == before
 
 
+def test_a_description_that_names_the_old_version_names_the_new_revision(spec, tmp_path, capsys):
+    newest = load_index(spec)[-1]
+    doc = yaml.safe_load(newest.file.read_text())
+    old = doc["info"]["version"]
+    doc["info"]["description"] = f"Revision {old} of the API (not {old}x)."
+    given = tmp_path / "given.yaml"
+    given.write_text(yaml.safe_dump(doc, sort_keys=False))
+    assert add(spec, given, "fresh1") == 0
+    assert (
+        f"normalised #/info/description: the revision {old!r} it names replaced by 'fresh1'"
+        in capsys.readouterr().out
+    )
+    written = yaml.safe_load(load_index(spec).get("fresh1").file.read_text())["info"]
+    assert written == {**doc["info"], "version": "fresh1"} | {
+        "description": f"Revision fresh1 of the API (not {old}x)."
+    }
+
+
 def test_a_dangling_ref_is_refused_at_the_place_of_the_ref(spec, tmp_path, capsys):
     doc = yaml.safe_load(load_index(spec)[-1].file.read_text())
     ref, place = next(
