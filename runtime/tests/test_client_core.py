@@ -26,6 +26,7 @@ STATUSES[CANCELLED] = "cancelled"
 
 class Status(rt.StrEnum):
     RUNNING = "STATUS_RUNNING"
+    QUEUED = "STATUS_QUEUED"  # in the document, without a kind in STATUSES
     COMPLETED = COMPLETED
     FAILED = FAILED
     CANCELLED = CANCELLED
@@ -350,6 +351,15 @@ def test_a_status_the_package_does_not_know_is_polled_on_and_named_at_the_deadli
     assert (
         len(warnings) == 1 and "STATUS_PAUSED, which this package (API revision r2)" in warnings[0]
     )
+
+
+def test_a_status_of_the_package_s_own_enum_without_a_kind_is_named_as_such(caplog):
+    answers = [operation("STATUS_QUEUED"), operation(COMPLETED)]
+    with client(scripted(*answers)[1]) as c, caplog.at_level(logging.WARNING, "demo_api"):
+        assert c.wait("op-1").status == COMPLETED
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "STATUS_QUEUED, which the document of this package (API revision r2) lists" in warning
+    assert "spec/statuses.yaml had no entry for it" in warning and "does not know" not in warning
 
 
 def test_a_server_of_another_revision_is_warned_of(caplog):

@@ -499,8 +499,15 @@ class _Waiting:
         if kind is None and operation.status not in self.unknown:
             self.unknown.add(operation.status)
             self.client._logger.warning(
-                "operation %s has the status %s, which this package (API revision %s) does not "
-                "know; polling on until it changes or the deadline passes",
+                (
+                    "operation %s has the status %s, which the document of this package (API "
+                    "revision %s) lists without a meaning (spec/statuses.yaml had no entry for it "
+                    "when the package was generated); polling on until it changes or the "
+                    "deadline passes"
+                    if isinstance(operation.status, enum.Enum)  # a value of its own enum
+                    else "operation %s has the status %s, which this package (API revision %s) "
+                    "does not know; polling on until it changes or the deadline passes"
+                ),
                 self.operation_id,
                 operation.status,
                 self.client._spec.revision,
