@@ -649,6 +649,11 @@ def _check_frozen(rendering: Rendering, releases: Releases, versions: dict[str, 
         if changed:
             problems.append(frozen_error(runtime_release, "runtime", changed))
     if problems:
+        problems.append(
+            "Nothing was written, not even the packages of revisions not released yet: "
+            "`generate --revision ID` renders one of those alone meanwhile, and `check` fails "
+            "until every released package named above renders as it was released"
+        )
         raise ReleasesError("\n\n".join(problems))
 
 

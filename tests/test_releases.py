@@ -68,6 +68,7 @@ def test_a_change_that_would_alter_a_released_package_is_refused_naming_its_file
     assert f"  generated/{newest.id}/README.md" in generated.stderr
     assert f"python -m generator post-release {newest.id}" in generated.stderr
     assert "pip install -U together-rl-runtime" in generated.stderr
+    assert "`generate --revision ID` renders one of those alone meanwhile" in generated.stderr
     assert read_tree(project / "generated") == before  # nothing written
     checked = run(project, "check")
     assert checked.returncode == 1 and f"generated/{newest.id}/README.md" in checked.stderr
