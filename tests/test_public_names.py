@@ -225,8 +225,13 @@ def test_a_rename_of_the_newest_revision_keeps_its_old_name_importable(tmp_path)
     index = load_index(SPEC_DIR)
     stream = list(index) + revisions(raw)[:1]
     module = build_module(stream, len(stream) - 1)
-    old_class = build_module(list(index), len(index) - 1).classes[old]
-    assert [(r.name, r.target) for r in module.renamed] == [(old_class, module.classes[new])]
+    before = build_module(list(index), len(index) - 1)
+    old_class = before.classes[old]
+    # the old name, and the names kept for it before, all lead to the renamed class
+    carried = [r.name for r in before.renamed if r.target == old_class]
+    assert sorted(r.name for r in module.renamed if r.target == module.classes[new]) == sorted(
+        [*carried, old_class]
+    )
     assert old_class not in module.exports  # importable, never listed in __all__
 
 
@@ -240,10 +245,15 @@ def spec(tmp_path):
     return target
 
 
+def with_letters(spec) -> Revision:
+    """The newest revision whose id has a letter (one of digits alone has no other case)."""
+    return next(r for r in reversed(list(load_index(spec))) if r.id.lower() != r.id.upper())
+
+
 def test_an_id_differing_only_in_case_is_refused_by_add_revision(spec, capsys):
     from generator.cli import main
 
-    newest = load_index(spec)[-1]
+    newest = with_letters(spec)
     before = {p.name: p.read_bytes() for p in spec.iterdir()}
     other = newest.id.upper() if newest.id != newest.id.upper() else newest.id.lower()
     args = ["--spec-dir", str(spec), "add-revision", str(newest.file), "--id", other]
@@ -254,7 +264,7 @@ def test_an_id_differing_only_in_case_is_refused_by_add_revision(spec, capsys):
 
 
 def test_an_index_with_ids_differing_only_in_case_is_refused(spec):
-    newest = load_index(spec)[-1]
+    newest = with_letters(spec)
     other = newest.id.swapcase()
     shutil.copy(newest.file, spec / f"{other}-copy.yaml")
     with (spec / "revisions.yaml").open("a", encoding="utf-8") as index:
