@@ -483,6 +483,18 @@ def _source(default: Default | None) -> str:
     return f"its document's default for `{default.path}`"
 
 
+def _path_names(mine: ir.Operation, theirs: ir.Operation) -> list[tuple[str, str]]:
+    """The names each revision gives the path parameters of one route, in the order of the
+    path's segments (``[("session_id", "training_session_id")]``), where a server declares
+    them."""
+    declared = {p.name for p in theirs.parameters if p.location == "path"}
+    return [
+        (a, b)
+        for a, b in zip(ir.placeholders(mine.path), ir.placeholders(theirs.path))
+        if b in declared
+    ]
+
+
 def _parameter_name(p: ir.Parameter) -> str:
     """``the header `X-Key```, ``the query parameter `dry_run```."""
     return f"the {'header' if p.location == 'header' else p.location + ' parameter'} `{p.name}`"
@@ -505,6 +517,10 @@ def _parameters(a: ir.Document, b: ir.Document, b_rules: ReferenceRules) -> list
         if theirs is None:
             continue  # the operation's response entry says that the server lacks it
         known = {_parameter_key(p): p for p in theirs.parameters}
+        # a path parameter is read from its place in the route, whatever its name there
+        known.update(
+            {("path", mine): known[("path", their)] for mine, their in _path_names(op, theirs)}
+        )
         for p in op.parameters:
             other = known.get(_parameter_key(p))
             rule = served.get((op.key, *_parameter_key(p)))

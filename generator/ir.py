@@ -362,3 +362,8 @@ _PATH_PARAMETER = re.compile(r"\{[^{}]*\}")
 def route(key: str) -> str:
     """An operation's key (``"METHOD /path"``) with its path parameters' names left out."""
     return _PATH_PARAMETER.sub("{}", key)
+
+
+def placeholders(path: str) -> list[str]:
+    """The names of a path's parameters, in the order of its segments."""
+    return [match[1:-1] for match in _PATH_PARAMETER.findall(path)]

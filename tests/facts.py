@@ -206,6 +206,27 @@ class Facts:
             ((p, r.problem) for p, r in fields if isinstance(r, Refused) and "." not in p), None
         )
 
+    def step(self, revision_id: str, number: int) -> str | int:
+        """The step number ``number`` as the revision's answers carry it in ``output.step``: the
+        decimal string where its schema takes a string (the API's gateway sends one), else the
+        integer."""
+        doc = self.document(revision_id)
+        reply = next(r for r in self.served(revision_id).responses if r.status.startswith("2"))
+        operation = doc.resolve(reply.schema)  # type: ignore[arg-type]
+        output = operation.property("output")
+        assert isinstance(operation, ir.Object) and output is not None
+        result = doc.resolve(output.schema)
+        step = result.property("step") if isinstance(result, ir.Object) else None
+        assert step is not None, f"revision {revision_id} has no output.step"
+        schema = doc.resolve(step.schema)
+        variants = schema.variants if isinstance(schema, ir.Union) else (schema,)
+        strings = any(
+            isinstance(v := doc.resolve(variant), (ir.Primitive, ir.AnyValue))
+            and getattr(v, "type", "string") == "string"
+            for variant in variants
+        )
+        return str(number) if strings else number
+
     def status_values(self, revision_id: str) -> list[str]:
         """Every value of the status enum of the served operation's answers."""
         doc = self.document(revision_id)
@@ -287,3 +308,6 @@ def unused_parameter(word: str) -> str:
     taken = {p.name.lower() for p in PROJECT.served(NEWEST).parameters}
     taken |= {name.lower() for _, name in PROJECT.roles.parameters}
     return next(f"{word}{n or ''}" for n in range(100) if f"{word}{n or ''}".lower() not in taken)
+
+
+step = PROJECT.step

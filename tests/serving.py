@@ -192,21 +192,29 @@ class Forked(Served):
         raise AssertionError(f"server {self.pid} did not end")
 
 
-def _required_body(revision: str, root: Path) -> Any:
-    """What makes a body that sets nothing but what the revision requires (``{}`` for a package
-    outside the project's index)."""
+def _facts_of(revision: str, root: Path) -> Any:
+    """The facts of the spec folder beside ``root`` (a project's ``generated/``) where its index
+    has the revision, else ``None`` (a package generated from a document alone)."""
     import facts
 
-    if revision in facts.IDS and root == GENERATED:
-        return lambda: facts.required_body(revision)
-    return dict
+    if root == GENERATED:
+        return facts.PROJECT if revision in facts.IDS else None
+    spec = root.parent / "spec"
+    if not (spec / "revisions.yaml").is_file():
+        return None
+    known = facts.of(spec)
+    return known if revision in known.ids else None
+
+
+def _required_body(revision: str, root: Path) -> Any:
+    """What makes a body that sets nothing but what the revision requires (``{}`` for a package
+    outside an index of revisions)."""
+    known = _facts_of(revision, root)
+    return dict if known is None else (lambda: known.required_body(revision))
 
 
 def _required_headers(revision: str, root: Path) -> Any:
-    """What makes the headers a POST of the revision requires (none for a package outside the
-    project's index)."""
-    import facts
-
-    if revision in facts.IDS and root == GENERATED:
-        return lambda: facts.required_headers(revision)
-    return dict
+    """What makes the headers a POST of the revision requires (none for a package outside an
+    index of revisions)."""
+    known = _facts_of(revision, root)
+    return dict if known is None else (lambda: known.required_headers(revision))

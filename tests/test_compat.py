@@ -446,7 +446,9 @@ def every_kind_of_change(doc: dict) -> None:
     places = Places(doc, SPEC_DIR)
     adam = places.group("adam")
     rate = places.setting("adam", "learning_rate")
-    at(doc, adam.pointer).setdefault("required", []).append(rate.name)
+    required = at(doc, adam.pointer).setdefault("required", [])
+    if rate.name not in required:  # a revision may require it already
+        required.append(rate.name)
     steps = places.doc.resolve(places.setting("muon", "newton_schulz_steps").schema)
     at(doc, steps.pointer)["type"] = "number"
     momentum = places.doc.resolve(places.setting("muon", "momentum").schema)

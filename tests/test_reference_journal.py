@@ -195,7 +195,7 @@ def test_a_step_whose_record_cannot_be_written_is_taken_back_and_applies_once_wh
     assert all(torch.equal(before[k], after[k]) for k in before)
     assert (_store.session_folder(tmp_path, "s") / "journal").read_bytes() == journal
     status, operation, _ = step(router, "s", adam(learning_rate=0.02), "k-2")  # the resend
-    assert status == 200 and operation["output"]["step"] == "2"
+    assert status == 200 and operation["output"]["step"] == facts.step(NEWEST, 2)
     assert step(router, "s", adam(learning_rate=0.02), "k-2")[1] == operation  # applied once
     store.close()
 
@@ -227,7 +227,9 @@ def test_the_sdk_resends_a_step_answered_503_and_it_is_applied_once(tmp_path, mo
         thread.join()
         server.server_close()
         store.close()
-    assert first == again and first.status == COMPLETED and first.output.step == "1"
+    assert (
+        first == again and first.status == COMPLETED and first.output.step == facts.step(NEWEST, 1)
+    )
     records = (_store.session_folder(tmp_path, "s") / "journal").read_text().splitlines()
     assert len(records) == 1
 
@@ -265,7 +267,9 @@ def test_without_a_state_dir_sessions_beyond_the_limit_are_refused(forks):
         problem = json.loads(response.read())
         assert response.status == 429 and response.getheader("x-should-retry") == "false"
         assert "--max-sessions" in problem["error"]["message"]
-        assert server.request("POST", path("a"), server.required_body())[1]["output"]["step"] == "2"
+        assert server.request("POST", path("a"), server.required_body())[1]["output"][
+            "step"
+        ] == facts.step(NEWEST, 2)
 
 
 def test_with_a_state_dir_the_least_recently_used_sessions_go_to_disk(tmp_path):
@@ -275,9 +279,11 @@ def test_with_a_state_dir_the_least_recently_used_sessions_go_to_disk(tmp_path):
             status, operation, _ = step(
                 router, sid, adam(learning_rate=0.01 * turn), f"{sid}{turn}"
             )
-            assert operation["output"]["step"] == str(turn)
+            assert operation["output"]["step"] == facts.step(NEWEST, turn)
             assert len(store.ids()) <= 2
-    assert step(router, "a", adam(learning_rate=0.01), "a1")[1]["output"]["step"] == "1"
+    assert step(router, "a", adam(learning_rate=0.01), "a1")[1]["output"]["step"] == facts.step(
+        NEWEST, 1
+    )
     store.close()
 
 
@@ -286,7 +292,7 @@ def test_an_idempotency_key_matches_a_request_by_value(forks):
         key = {"Idempotency-Key": "by-value"}
         first = server.request("POST", path("v"), adam(learning_rate=1, beta1=0.5), key)
         again = server.request("POST", path("v"), adam(beta1=0.50, learning_rate=1.0), key)
-        assert first == again and first[1]["output"]["step"] == "1"
+        assert first == again and first[1]["output"]["step"] == facts.step(NEWEST, 1)
         status, problem = server.request("POST", path("v"), adam(learning_rate=1.5), key)
         assert status == 422 and problem["error"]["code"] == "idempotency_key_reused"
 
@@ -367,11 +373,11 @@ def test_a_state_folder_of_runtime_1_0_is_taken_over(tmp_path):
     torch.save(saved, legacy)
     store, router = _store_and_router(tmp_path)
     status, operation, _ = step(router, "legacy", plain())
-    assert status == 200 and operation["output"]["step"] == "3"
+    assert status == 200 and operation["output"]["step"] == facts.step(NEWEST, 3)
     assert router.handle("GET", f"{path('legacy')}/{keyed.id}", {}, b"")[1] == keyed.to_dict()
     assert step(router, "legacy", adam(learning_rate=0.01), "old-key")[1] == keyed.to_dict()
     store.close()
     assert not legacy.exists()
     again, router = _store_and_router(tmp_path)
-    assert step(router, "legacy", plain())[1]["output"]["step"] == "4"
+    assert step(router, "legacy", plain())[1]["output"]["step"] == facts.step(NEWEST, 4)
     again.close()

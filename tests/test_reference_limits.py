@@ -200,7 +200,7 @@ def test_a_body_nested_too_deep_anywhere_is_400_and_changes_nothing(tmp_path, de
         "the request body nests more than 32 objects and arrays deep, at " f"{field}" + "[0]" * 30
     )
     assert journal(tmp_path, "deep") == before
-    assert step(router, "deep", plain())[1]["output"]["step"] == "2"
+    assert step(router, "deep", plain())[1]["output"]["step"] == facts.step(NEWEST, 2)
     store.close()
 
 
@@ -220,7 +220,7 @@ def test_a_refused_request_is_journaled_by_its_digest_and_its_key_still_holds(tm
     for n, operation in enumerate(refused):
         assert step(router, "big", huge, f"refused-{n}")[:2] == (200, operation)
     assert step(router, "big", plain(), "refused-4")[0] == 422  # the same key, another request
-    assert step(router, "big", plain())[1]["output"]["step"] == "2"
+    assert step(router, "big", plain())[1]["output"]["step"] == facts.step(NEWEST, 2)
     store.close()
 
 
@@ -281,12 +281,14 @@ def test_a_whole_last_record_without_its_end_of_line_is_kept(tmp_path):
     record.write_bytes(record.read_bytes().removesuffix(b"\n"))
     store, router = _store_and_router(tmp_path)
     assert step(router, "eol", plain(), "k2")[1] == answers[2]  # the acknowledged step is there
-    assert step(router, "eol", plain())[1]["output"]["step"] == "4"  # and its number not reused
+    assert step(router, "eol", plain())[1]["output"]["step"] == facts.step(
+        NEWEST, 4
+    )  # and its number not reused
     store.close()
     lines = record.read_bytes().split(b"\n")
     assert len(lines) == 5 and lines[-1] == b""
     store, router = _store_and_router(tmp_path)
-    assert step(router, "eol", plain())[1]["output"]["step"] == "5"
+    assert step(router, "eol", plain())[1]["output"]["step"] == facts.step(NEWEST, 5)
     store.close()
 
 

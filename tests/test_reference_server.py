@@ -53,23 +53,25 @@ def served():
 
 
 def test_each_session_id_has_a_session_of_its_own(served):
-    for expected in ("1", "2"):
+    for number in (1, 2):
         status, operation = served.request("POST", path("own-a"), served.required_body())
-        assert (status, operation["output"]["step"]) == (200, expected)
+        assert (status, operation["output"]["step"]) == (200, facts.step(NEWEST, number))
     status, operation = served.request("POST", path("own-b"), served.required_body())
-    assert operation["output"]["step"] == "1"
+    assert operation["output"]["step"] == facts.step(NEWEST, 1)
 
 
 def test_an_idempotency_key_applies_one_step_and_guards_its_body(served):
     key = {"Idempotency-Key": "key-1"}
     first = served.request("POST", path("idem"), adam(beta1=0.8), key)
     again = served.request("POST", path("idem"), adam(beta1=0.8), key)
-    assert first == again and first[1]["output"]["step"] == "1"
+    assert first == again and first[1]["output"]["step"] == facts.step(NEWEST, 1)
     status, problem = served.request("POST", path("idem"), adam(beta1=0.7), key)
     assert status == 422
     assert problem["error"]["code"] == "idempotency_key_reused"
     assert first[1]["id"] in problem["error"]["message"]
-    assert served.request("POST", path("idem"), served.required_body())[1]["output"]["step"] == "2"
+    assert served.request("POST", path("idem"), served.required_body())[1]["output"][
+        "step"
+    ] == facts.step(NEWEST, 2)
 
 
 def test_operation_ids_are_unique_and_unknown_ones_are_404(served):
@@ -252,7 +254,9 @@ def test_state_dir_continues_after_a_restart(tmp_path):
             server.request("POST", path("kept"), server.required_body(), key)[1] == keyed
         )  # still the same step
         later = server.request("POST", path("kept"), server.required_body())[1]
-        assert later["output"]["step"] == "4" and later["id"] not in {op["id"] for op in first}
+        assert later["output"]["step"] == facts.step(NEWEST, 4) and later["id"] not in {
+            op["id"] for op in first
+        }
 
 
 def test_an_api_key_is_checked():
@@ -298,7 +302,7 @@ def test_the_local_transport_keeps_sessions_apart():
     pkg, ref = load(NEWEST), reference(NEWEST)
     session = ref.LocalSession(nn.Linear(2, 1), "adam")
     with pkg.Client(api_key="local", transport=ref.LocalTransport(session)) as client:
-        assert client.optim_step("first", **arguments()).output.step == "1"
+        assert client.optim_step("first", **arguments()).output.step == facts.step(NEWEST, 1)
         with pytest.raises(pkg.NotFoundError, match="no training session 'second'"):
             client.optim_step("second", **arguments())
     made = {}
@@ -308,7 +312,7 @@ def test_the_local_transport_keeps_sessions_apart():
     with pkg.Client(api_key="local", transport=transport) as client:
         client.optim_step("x", **arguments())
         client.optim_step("x", **arguments())
-        assert client.optim_step("y", **arguments()).output.step == "1"
+        assert client.optim_step("y", **arguments()).output.step == facts.step(NEWEST, 1)
     assert sorted(made) == ["x", "y"] and made["x"].step == 2
 
 

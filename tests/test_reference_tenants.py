@@ -70,15 +70,15 @@ def test_two_keys_never_see_each_other_s_sessions_with_the_generated_client(serv
         package.Client(api_key=BOB, base_url=served.url, max_retries=0) as bob,
     ):
         first = alice.optim_step("client-shared", **arguments())
-        assert first.output.step == "1"
+        assert first.output.step == facts.step(SERVER, 1)
         # Bob names Alice's session and operation: it is not there for him, as if it did not
         # exist (404, never 403)
         with pytest.raises(package.NotFoundError, match="no training session 'client-shared'"):
             bob.get_optim_step_operation("client-shared", first.id)
         # his step with lr=10 under the same id makes a session of his own
         his = bob.optim_step("client-shared", **arguments(learning_rate=10.0))
-        assert his.status == COMPLETED and his.output.step == "1"
-        assert alice.optim_step("client-shared", **arguments()).output.step == "2"
+        assert his.status == COMPLETED and his.output.step == facts.step(SERVER, 1)
+        assert alice.optim_step("client-shared", **arguments()).output.step == facts.step(SERVER, 2)
         assert alice.get_optim_step_operation("client-shared", first.id) == first
         with pytest.raises(package.NotFoundError):
             alice.get_optim_step_operation("client-shared", his.id)
@@ -91,7 +91,7 @@ def test_two_keys_never_see_each_other_s_sessions_with_the_official_sdk(served):
     ):
         alice, bob = alice_sdk.post_training.operations, bob_sdk.post_training.operations
         first = alice.optim_step("sdk-shared", idempotency_key="k-1", adam_params={"beta1": 0.8})
-        assert first.output.step == "1"
+        assert first.output.step == facts.step(SERVER, 1)
         with pytest.raises(together.NotFoundError) as caught:
             bob.retrieve_optim_step(first.id, session_id="sdk-shared")
         assert caught.value.status_code == 404
@@ -99,10 +99,12 @@ def test_two_keys_never_see_each_other_s_sessions_with_the_official_sdk(served):
         his = bob.optim_step(
             "sdk-shared", idempotency_key="k-1", adam_params={"learning_rate": 10.0}
         )
-        assert his.id != first.id and his.output.step == "1"
+        assert his.id != first.id and his.output.step == facts.step(SERVER, 1)
         again = alice.optim_step("sdk-shared", idempotency_key="k-1", adam_params={"beta1": 0.8})
         assert again == first
-        assert alice.optim_step("sdk-shared", idempotency_key="k-2").output.step == "2"
+        assert alice.optim_step("sdk-shared", idempotency_key="k-2").output.step == facts.step(
+            SERVER, 2
+        )
     with together.Together(api_key="not-a-key", base_url=served.url, max_retries=0) as sdk:
         with pytest.raises(together.AuthenticationError) as refused:
             sdk.post_training.operations.optim_step("sdk-shared", idempotency_key="k-3")
@@ -136,7 +138,7 @@ def test_sessions_stay_their_tenant_s_across_a_restart(forks, keys_file, tmp_pat
     with forks.start(*args) as server:
         alice = server.request("POST", path("kept"), server.required_body(), bearer(ALICE))[1]
         bob = server.request("POST", path("kept"), server.required_body(), bearer(BOB))[1]
-        assert alice["output"]["step"] == bob["output"]["step"] == "1"
+        assert alice["output"]["step"] == bob["output"]["step"] == facts.step(SERVER, 1)
     with forks.start(*args) as server:
         assert server.request("GET", f"{path('kept')}/{alice['id']}", None, bearer(ALICE)) == (
             200,
@@ -151,9 +153,9 @@ def test_sessions_stay_their_tenant_s_across_a_restart(forks, keys_file, tmp_pat
         )
     with forks.start("--state-dir", str(tmp_path)) as server:  # no keys: a tenant of its own
         assert server.request("GET", f"{path('kept')}/{alice['id']}")[0] == 404
-        assert (
-            server.request("POST", path("kept"), server.required_body())[1]["output"]["step"] == "1"
-        )
+        assert server.request("POST", path("kept"), server.required_body())[1]["output"][
+            "step"
+        ] == facts.step(SERVER, 1)
 
 
 def test_a_journal_from_before_tenants_is_the_no_key_tenant_s(tmp_path):
