@@ -277,7 +277,7 @@ def test_an_index_with_ids_differing_only_in_case_is_refused(spec):
 def test_a_lookup_in_another_case_is_refused_naming_the_revision(capsys):
     from generator.cli import main
 
-    newest = load_index(SPEC_DIR)[-1]
+    newest = with_letters(SPEC_DIR)
     other = newest.id.swapcase()
     with pytest.raises(RevisionError, match=f"did you mean '{newest.id}'"):
         load_index(SPEC_DIR).get(other)
