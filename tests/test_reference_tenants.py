@@ -91,7 +91,7 @@ def test_two_keys_never_see_each_other_s_sessions_with_the_official_sdk(served):
     ):
         alice, bob = alice_sdk.post_training.operations, bob_sdk.post_training.operations
         first = alice.optim_step("sdk-shared", idempotency_key="k-1", adam_params={"beta1": 0.8})
-        assert first.output.step == facts.step(SERVER, 1)
+        assert first.output.step == "1"  # the SDK types it as a string
         with pytest.raises(together.NotFoundError) as caught:
             bob.retrieve_optim_step(first.id, session_id="sdk-shared")
         assert caught.value.status_code == 404
@@ -99,12 +99,10 @@ def test_two_keys_never_see_each_other_s_sessions_with_the_official_sdk(served):
         his = bob.optim_step(
             "sdk-shared", idempotency_key="k-1", adam_params={"learning_rate": 10.0}
         )
-        assert his.id != first.id and his.output.step == facts.step(SERVER, 1)
+        assert his.id != first.id and his.output.step == "1"
         again = alice.optim_step("sdk-shared", idempotency_key="k-1", adam_params={"beta1": 0.8})
         assert again == first
-        assert alice.optim_step("sdk-shared", idempotency_key="k-2").output.step == facts.step(
-            SERVER, 2
-        )
+        assert alice.optim_step("sdk-shared", idempotency_key="k-2").output.step == "2"
     with together.Together(api_key="not-a-key", base_url=served.url, max_retries=0) as sdk:
         with pytest.raises(together.AuthenticationError) as refused:
             sdk.post_training.operations.optim_step("sdk-shared", idempotency_key="k-3")
