@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -22,6 +23,14 @@ def index():
     from generator.revisions import load_index
 
     return load_index(SPEC_DIR)
+
+
+@pytest.fixture
+def spec(tmp_path):
+    """A copy of spec/ to add revisions to."""
+    target = tmp_path / "spec"
+    shutil.copytree(SPEC_DIR, target)
+    return target
 
 
 @pytest.fixture(scope="session")

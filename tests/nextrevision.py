@@ -56,7 +56,7 @@ sys.path.insert(0, str(ROOT))
 from generator import ir  # noqa: E402
 from generator.fieldroles import ROLES_FILE, load_field_roles  # noqa: E402
 from generator.parser import parse_document  # noqa: E402
-from generator.pointer import join, split  # noqa: E402
+from generator.pointer import split  # noqa: E402
 from generator.revisions import load_index  # noqa: E402
 from generator.statuses import STATUSES_FILE, load_statuses  # noqa: E402
 from together_rl_runtime.settings import (  # noqa: E402

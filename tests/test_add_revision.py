@@ -21,14 +21,6 @@ from generator.upstream import load_operations
 from nextrevision import Places, at
 
 
-@pytest.fixture
-def spec(tmp_path):
-    """A copy of spec/ to add revisions to."""
-    target = tmp_path / "spec"
-    shutil.copytree(SPEC_DIR, target)
-    return target
-
-
 def next_date(spec) -> str:
     latest = max(r.date for r in load_index(spec) if r.date)
     return (latest + datetime.timedelta(days=1)).isoformat()

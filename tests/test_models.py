@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import subprocess
-import sys
 
 import pytest
 from conftest import ROOT

@@ -238,13 +238,6 @@ def test_a_rename_of_the_newest_revision_keeps_its_old_name_importable(tmp_path)
 # -- revision ids ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def spec(tmp_path):
-    target = tmp_path / "spec"
-    shutil.copytree(SPEC_DIR, target)
-    return target
-
-
 def with_letters(spec) -> Revision:
     """The newest revision whose id has a letter (one of digits alone has no other case)."""
     return next(r for r in reversed(list(load_index(spec))) if r.id.lower() != r.id.upper())

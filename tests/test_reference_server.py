@@ -4,7 +4,6 @@ API keys, and the user's own model."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import socket
 import textwrap
