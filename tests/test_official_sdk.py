@@ -37,11 +37,11 @@ def test_a_step_with_an_idempotency_key_is_applied_once(sdk):
     again = sdk.optim_step("sdk-1", idempotency_key="k-1", adam_params={"learning_rate": 1e-3})
     assert isinstance(first, OptimStepOperation)
     assert again == first and first.status == COMPLETED
-    assert first.output is not None and first.output.step == "1"  # the SDK types it as a string
+    assert first.output is not None and first.output.step == facts.step(SERVER, 1)  # as sent
     fetched = sdk.retrieve_optim_step(first.id, session_id="sdk-1")
     assert isinstance(fetched, OptimStepOperation) and fetched == first
     other = sdk.optim_step("sdk-1", idempotency_key="k-2")
-    assert other.output.step == "2"
+    assert other.output.step == facts.step(SERVER, 2)
 
 
 def test_a_failed_step_parses_into_the_sdk_s_types(sdk):

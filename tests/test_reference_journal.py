@@ -228,7 +228,9 @@ def test_the_sdk_resends_a_step_answered_503_and_it_is_applied_once(tmp_path, mo
         server.server_close()
         store.close()
     assert (
-        first == again and first.status == COMPLETED and first.output.step == "1"  # the SDK's str
+        first == again
+        and first.status == COMPLETED
+        and first.output.step == facts.step(SDK_SERVER, 1)
     )
     records = (_store.session_folder(tmp_path, "s") / "journal").read_text().splitlines()
     assert len(records) == 1
@@ -248,10 +250,9 @@ def test_a_get_or_an_invalid_request_creates_nothing(forks, tmp_path):
         assert status == 200 and operation["status"] == FAILED
         assert server.request("GET", f"{path('invalid')}/{operation['id']}")[0] == 404
         assert sessions(tmp_path) == []
-        assert (
-            server.request("POST", path("valid"), server.required_body())[1]["output"]["step"]
-            == "1"
-        )
+        assert server.request("POST", path("valid"), server.required_body())[1]["output"][
+            "step"
+        ] == facts.step(NEWEST, 1)
         assert len(sessions(tmp_path)) == 1
 
 

@@ -91,7 +91,7 @@ def test_two_keys_never_see_each_other_s_sessions_with_the_official_sdk(served):
     ):
         alice, bob = alice_sdk.post_training.operations, bob_sdk.post_training.operations
         first = alice.optim_step("sdk-shared", idempotency_key="k-1", adam_params={"beta1": 0.8})
-        assert first.output.step == "1"  # the SDK types it as a string
+        assert first.output.step == facts.step(SERVER, 1)  # the SDK keeps it as sent
         with pytest.raises(together.NotFoundError) as caught:
             bob.retrieve_optim_step(first.id, session_id="sdk-shared")
         assert caught.value.status_code == 404
@@ -99,10 +99,12 @@ def test_two_keys_never_see_each_other_s_sessions_with_the_official_sdk(served):
         his = bob.optim_step(
             "sdk-shared", idempotency_key="k-1", adam_params={"learning_rate": 10.0}
         )
-        assert his.id != first.id and his.output.step == "1"
+        assert his.id != first.id and his.output.step == facts.step(SERVER, 1)
         again = alice.optim_step("sdk-shared", idempotency_key="k-1", adam_params={"beta1": 0.8})
         assert again == first
-        assert alice.optim_step("sdk-shared", idempotency_key="k-2").output.step == "2"
+        assert alice.optim_step("sdk-shared", idempotency_key="k-2").output.step == facts.step(
+            SERVER, 2
+        )
     with together.Together(api_key="not-a-key", base_url=served.url, max_retries=0) as sdk:
         with pytest.raises(together.AuthenticationError) as refused:
             sdk.post_training.operations.optim_step("sdk-shared", idempotency_key="k-3")
@@ -143,12 +145,9 @@ def test_sessions_stay_their_tenant_s_across_a_restart(forks, keys_file, tmp_pat
             alice,
         )
         assert server.request("GET", f"{path('kept')}/{alice['id']}", None, bearer(BOB))[0] == 404
-        assert (
-            server.request("POST", path("kept"), server.required_body(), bearer(BOB))[1]["output"][
-                "step"
-            ]
-            == "2"
-        )
+        assert server.request("POST", path("kept"), server.required_body(), bearer(BOB))[1][
+            "output"
+        ]["step"] == facts.step(SERVER, 2)
     with forks.start("--state-dir", str(tmp_path)) as server:  # no keys: a tenant of its own
         assert server.request("GET", f"{path('kept')}/{alice['id']}")[0] == 404
         assert server.request("POST", path("kept"), server.required_body())[1]["output"][
@@ -179,7 +178,7 @@ def test_a_journal_from_before_tenants_is_the_no_key_tenant_s(tmp_path):
         assert got[0] == (404 if keys else 200)
         headers = {**facts.required_headers(SERVER), **auth}  # a new idempotency key, if any
         stepped = router.handle("POST", path("old"), headers, plain)[1]
-        assert stepped["output"]["step"] == ("1" if keys else "2")
+        assert stepped["output"]["step"] == facts.step(SERVER, 1 if keys else 2)
         store.close()
 
 
