@@ -24,7 +24,8 @@ from nextrevision import Places, at
 from packages import load, reference
 from projects import appended_copy
 from serving import Served
-from together_rl_runtime import ConfigurationError
+from together_rl_runtime import ConfigurationError, ValidationError
+from together_rl_runtime.reference._parameters import check_parameters
 from together_rl_runtime.settings import IdempotencyKey, NoEffect, Parameter
 
 from generator import ir
@@ -351,3 +352,19 @@ def test_the_server_refuses_a_query_parameter_without_a_role(project, revision):
         assert (status, again) == (200, refused)
         status, done = server.request("POST", path, body)
         assert status == 200 and done["output"]["step"] == revision.step(REVISION, 2)
+
+
+def test_a_query_number_of_any_length_or_nesting_is_refused_naming_it():
+    """A query value is the client's text: nesting or thousands of digits are refused with
+    the parameter's name, never a parser's own error."""
+    rules = [Parameter("query", "n", NoEffect(), type="integer")]
+    for text in ("[" * 5000, "1" * 5000, "9" * 400 + ".5", "5.5", "1e400", "NaN", "{}", "0x1"):
+        with pytest.raises(ValidationError, match="^query parameter n: expected an integer"):
+            check_parameters(rules, {"n": [text]}, {})
+    for text in ("6", "6.0", "-0", " 7 ", "1e2", "9" * 300):
+        check_parameters(rules, {"n": [text]}, {})
+    number = [Parameter("query", "x", NoEffect(), type="number", values=(0.5, 2))]
+    check_parameters(number, {"x": ["2"]}, {})
+    check_parameters(number, {"x": ["0.5"]}, {})
+    with pytest.raises(ValidationError, match="must be one of 0.5, 2"):
+        check_parameters(number, {"x": ["3"]}, {})

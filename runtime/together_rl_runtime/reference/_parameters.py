@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 from .._exceptions import ValidationError
@@ -63,11 +64,8 @@ def _check_value(parameter: Parameter, text: str, where: str) -> None:
         return
     value: object = text
     if parameter.type != "string":
-        try:
-            value = json.loads(text)
-        except ValueError:
-            raise ValidationError(where, f"expected {_article(parameter.type)}", text) from None
-        if not _is(parameter.type, value):
+        value = _scalar(parameter.type, text)
+        if value is None:
             raise ValidationError(where, f"expected {_article(parameter.type)}", text)
     if parameter.values is not None and value not in parameter.values:
         allowed = ", ".join(
@@ -76,14 +74,24 @@ def _check_value(parameter: Parameter, text: str, where: str) -> None:
         raise ValidationError(where, f"must be one of {allowed}", text)
 
 
-def _is(kind: str, value: object) -> bool:
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+
+
+def _scalar(kind: str, text: str) -> bool | int | float | None:
+    """The value ``text`` writes as JSON writes a scalar of ``kind`` (``true``, ``6``, ``0.5``;
+    an integer may be written ``6.0``), or ``None`` where it writes none. Read by pattern, never
+    by a JSON parser: a query value is the client's text, of any length or nesting."""
+    text = text.strip(" \t\n\r")  # what JSON allows around a value
     if kind == "boolean":
-        return isinstance(value, bool)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    if isinstance(value, float) and not math.isfinite(value):
-        return False
-    return kind == "number" or float(value).is_integer()
+        return {"true": True, "false": False}.get(text)
+    if not _NUMBER.fullmatch(text):
+        return None
+    number = float(text)  # a decimal string beyond a float's range is inf, never an error
+    if not math.isfinite(number) or (kind == "integer" and not number.is_integer()):
+        return None
+    # an integer's own digits where they are few enough for int() (CPython's limit is 4300)
+    return int(text) if _INTEGER.fullmatch(text) and len(text) <= 4000 else number
 
 
 def _article(kind: str) -> str:
