@@ -18,10 +18,10 @@ from typing import Any
 from synthetic import shared_graph_paths, shared_graph_spec, synthetic_spec
 from timing import Sample, ratio, rounds, run_call, run_commands, times
 
-from generator.diff import DiffStats, diff_documents
-from generator.loader import load_yaml
-from generator.parser import parse_document
-from generator.revisions import load_index
+from generator.changes.diff import DiffStats, diff_documents
+from generator.reading.loader import load_yaml
+from generator.reading.parser import parse_document
+from generator.reading.revisions import load_index
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus" / "together-openapi-2026-04-28.yaml"
@@ -205,7 +205,7 @@ def corpus(repeat: int) -> dict[str, Any]:
         ours_cli = [
             sys.executable,
             "-c",
-            "from pathlib import Path; from generator.parser import parse_file; "
+            "from pathlib import Path; from generator.reading.parser import parse_file; "
             f"parse_file(Path({str(CORPUS)!r}))",
         ]
         contenders: dict[str, Callable[[], Sample]] = {
@@ -290,7 +290,7 @@ def _old_diff() -> ModuleType | None:
     spec = importlib.util.spec_from_loader(name, loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
-    module.__package__ = "generator"
+    module.__package__ = "generator.reading"  # its `from . import ir`, where ir lives now
     sys.modules[name] = module
     exec(compile(source, f"{BEFORE}:generator/diff.py", "exec"), module.__dict__)
     return module

@@ -17,20 +17,20 @@ import datetime
 import keyword
 import re
 
-from . import changelog
-from .diff import Change, diff_documents
+from .changes import changelog
+from .changes.diff import Change, diff_documents
 from .errors import GeneratorError
-from .ir import Document
-from .loader import load_yaml
-from .naming import shorten
-from .parser import parse_file
+from .reading.ir import Document
+from .reading.loader import load_yaml
+from .views.naming import shorten
+from .reading.parser import parse_file
 from .pointer import locate
-from .releases import load_releases
-from .revisions import load_index
+from .release.records import load_releases
+from .reading.revisions import load_index
 
 if TYPE_CHECKING:
-    from .render import PackageInfo
-    from .validate import Problem
+    from .output.render import PackageInfo
+    from .reading.validate import Problem
 
 DEFAULT_SPEC_DIR = Path("spec")
 DEFAULT_OUT = Path("generated")
@@ -258,7 +258,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from .validate import validate_file  # openapi-spec-validator is slow to import; only here
+    from .reading.validate import (
+        validate_file,
+    )  # openapi-spec-validator is slow to import; only here
 
     files = args.files or [revision.file for revision in load_index(args.spec_dir)]
     failed = 0
@@ -356,8 +358,8 @@ def _remove_revision(args: argparse.Namespace) -> int:
 
 
 def _compat(args: argparse.Namespace) -> int:
-    from . import compat
-    from .fieldroles import load_field_roles
+    from .changes import compat
+    from .reading.fieldroles import load_field_roles
 
     index = load_index(args.spec_dir)
     if args.format == "json":
@@ -368,12 +370,13 @@ def _compat(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from . import compat, readme
+    from .changes import compat
+    from .output import readme
     from .caching import default_cache_dir
-    from .render import REVISION_PACKAGE, render_all
-    from .smoke import import_packages
-    from .tree import check_output_folder, recover, write_tree
-    from .versions import package_versions
+    from .output.render import REVISION_PACKAGE, render_all
+    from .output.smoke import import_packages
+    from .output.tree import check_output_folder, recover, write_tree
+    from .changes.versions import package_versions
 
     if args.spec is not None:
         return _generate_document(args)
@@ -416,10 +419,10 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _generate_document(args: argparse.Namespace) -> int:
     from .caching import default_cache_dir
-    from .render import render_one_document
-    from .smoke import import_packages
-    from .tree import check_output_folder, recover, write_tree
-    from .validate import file_problems, known_problems
+    from .output.render import render_one_document
+    from .output.smoke import import_packages
+    from .output.tree import check_output_folder, recover, write_tree
+    from .reading.validate import file_problems, known_problems
 
     if args.out is None:
         raise GeneratorError("--spec needs --out: the folder to write the package into")
@@ -479,7 +482,7 @@ def _worker_context() -> multiprocessing.context.BaseContext:
 
 def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
     """The package's names: given, else from the document's title (else its file's name)."""
-    from .render import PackageInfo
+    from .output.render import PackageInfo
 
     title = title or args.spec.stem
     words = re.findall(r"[0-9A-Za-z]+", title.lower()) or ["api"]
@@ -495,11 +498,12 @@ def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from . import compat, readme
-    from .fieldroles import load_field_roles
-    from .render import render_all
-    from .versions import package_versions
-    from .tree import read_tree, tree_differences
+    from .changes import compat
+    from .output import readme
+    from .reading.fieldroles import load_field_roles
+    from .output.render import render_all
+    from .changes.versions import package_versions
+    from .output.tree import read_tree, tree_differences
 
     index = load_index(args.spec_dir)
     expected = render_all(index).files
@@ -531,8 +535,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .build import build_packages
-    from .runtime import RUNTIME_DIR
+    from .release.build import build_packages
+    from .reading.runtime import RUNTIME_DIR
 
     packages = sorted(p for p in args.generated.iterdir() if (p / "pyproject.toml").is_file())
     if not packages:
@@ -545,7 +549,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
-    from .releasing import release
+    from .release.freezing import release
 
     recorded = release(args.spec_dir, args.out, args.revisions, include_runtime=args.runtime)
     for entry in recorded:
@@ -557,7 +561,7 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _post_release(args: argparse.Namespace) -> int:
-    from .releasing import post_release
+    from .release.freezing import post_release
 
     version = post_release(args.spec_dir, args.revision_id)
     print(
@@ -569,7 +573,7 @@ def _post_release(args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from .publish import publish
+    from .release.publish import publish
 
     publish(args.dist, args.repository_url, args.index_url)
     return 0

@@ -17,7 +17,8 @@ import math
 import re
 from typing import Any
 
-from .formatting import LINE_LENGTH
+LINE_LENGTH = 100
+"""The width of every line the generator writes; black formats with it too."""
 
 # -- Python ---------------------------------------------------------------------------------------
 

@@ -11,11 +11,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import changelog, ir
-from .diff import Change, diff_documents
+from .changes import changelog
+from .reading import ir
+from .changes.diff import Change, diff_documents
 from .errors import GeneratorError, RevisionError
-from .releases import load_releases
-from .revisions import Revision, RevisionIndex, append_revision, check_new_revision, load_index
+from .release.records import load_releases
+from .reading.revisions import (
+    Revision,
+    RevisionIndex,
+    append_revision,
+    check_new_revision,
+    load_index,
+)
 
 
 def text_lines(changes: Iterable[Change]) -> str:
@@ -29,11 +36,11 @@ def add_revision(
     """Add ``document`` (the API's whole published document, or one already normalised) as
     revision ``revision_id``; print the normalisations, the diff against the previous revision,
     and what the maintainer should look at. Nothing is written when anything fails."""
-    from .fieldroles import load_field_roles, resolve
-    from .loader import dump_yaml, load_yaml, parse_yaml
-    from .statuses import STATUSES_FILE, load_statuses, unclassified
-    from .upstream import extract, load_operations
-    from .validate import validate_document
+    from .reading.fieldroles import load_field_roles, resolve
+    from .reading.loader import dump_yaml, load_yaml, parse_yaml
+    from .reading.statuses import STATUSES_FILE, load_statuses, unclassified
+    from .reading.upstream import extract, load_operations
+    from .reading.validate import validate_document
 
     index = load_index(spec_dir)
     check_new_revision(index, revision_id, date)
@@ -163,9 +170,9 @@ def remove_revision(spec_dir: Path, revision_id: str, generated: Path, readme: P
         shutil.rmtree(package)
         print(f"deleted {package}")
     if readme is not None and readme.is_file():
-        from . import readme as table
-        from .compat import write_compatibility
-        from .versions import package_versions
+        from .output import readme as table
+        from .changes.compat import write_compatibility
+        from .changes.versions import package_versions
 
         remaining = load_index(spec_dir)
         posts = load_releases(spec_dir).post_releases
@@ -178,7 +185,7 @@ def remove_revision(spec_dir: Path, revision_id: str, generated: Path, readme: P
 def remove_entry(index: RevisionIndex, revision_id: str) -> None:
     """Delete the newest revision's document and its entry (the last of the index), keeping the
     rest of the index as it is written."""
-    from .revisions import INDEX_NAME, write_atomically
+    from .reading.revisions import INDEX_NAME, write_atomically
 
     path = index.spec_dir / INDEX_NAME
     text = path.read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 @pytest.fixture(scope="session")
 def index():
-    from generator.revisions import load_index
+    from generator.reading.revisions import load_index
 
     return load_index(SPEC_DIR)
 
@@ -37,7 +37,7 @@ def spec(tmp_path):
 def corpus():
     if not CORPUS.is_file():
         pytest.skip(f"the corpus document is not at {CORPUS}")
-    from generator.parser import parse_file
+    from generator.reading.parser import parse_file
 
     return parse_file(CORPUS)
 

@@ -21,9 +21,9 @@ import pytest
 from conftest import SPEC_DIR
 from packages import REVISIONS
 
-from generator import ir
-from generator.examples import sample
-from generator.fieldroles import (
+from generator.reading import ir
+from generator.reading.values import sample
+from generator.reading.fieldroles import (
     SESSION_DEFAULTS,
     ReferenceRules,
     Refused,
@@ -31,9 +31,9 @@ from generator.fieldroles import (
     load_field_roles,
     resolve,
 )
-from generator.pymodel import attribute_name
-from generator.revisions import load_index
-from generator.statuses import load_statuses
+from generator.views.pymodel import attribute_name
+from generator.reading.revisions import load_index
+from generator.reading.statuses import load_statuses
 
 SDK_GROUP = "adam_params"
 """Where Together's official SDK (3.1.1, a released client that never changes) sends Adam's

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 from conftest import ROOT
 
-from generator.revisions import load_index
+from generator.reading.revisions import load_index
 
 PROJECT_PARTS = ("generator", "runtime", "templates", "spec", "generated")
 

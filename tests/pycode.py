@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from generator.formatting import format_sources
+from generator.output.formatting import format_sources
 
 
 def assert_tidy(folder: Path) -> None:

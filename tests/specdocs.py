@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from generator import ir
-from generator.parser import parse_document
+from generator.reading import ir
+from generator.reading.parser import parse_document
 
 PATH = "/things/{thing_id}"
 

@@ -9,15 +9,15 @@ import pytest
 import yaml
 from conftest import CORPUS, ROOT, SPEC_DIR
 
-from generator import changelog
+from generator.changes import changelog
 from generator.cli import main
 from generator.english import listing
-from generator.fieldroles import load_field_roles
-from generator.parser import parse_document
+from generator.reading.fieldroles import load_field_roles
+from generator.reading.parser import parse_document
 from generator.pointer import references
-from generator.revisions import load_index
-from generator.tree import read_tree
-from generator.upstream import load_operations
+from generator.reading.revisions import load_index
+from generator.output.tree import read_tree
+from generator.reading.upstream import load_operations
 from nextrevision import Places, at
 
 
@@ -258,9 +258,9 @@ def test_remove_revision_takes_back_the_newest_revision_everywhere(project, caps
     (package / "together_rl" / "_revision.py").write_text("SPEC_REVISION = 'oops1'\n")
     assert main(["--spec-dir", str(project / "spec"), "compat"]) == 0
     readme = project / "README.md"
-    from generator import readme as table
-    from generator.compat import write_compatibility
-    from generator.versions import package_versions
+    from generator.output import readme as table
+    from generator.changes.compat import write_compatibility
+    from generator.changes.versions import package_versions
 
     table.update(readme, package_versions(load_index(project / "spec")))
     write_compatibility(load_index(project / "spec"), project)

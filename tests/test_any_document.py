@@ -18,10 +18,10 @@ from pycode import assert_tidy
 from typecheck import mypy_strict
 from wire import reply
 
-from generator.build import build_packages
-from generator.examples import sample
-from generator.parser import is_json, parse_file
-from generator.pymodel import component_classes, operation_name
+from generator.release.build import build_packages
+from generator.reading.values import sample
+from generator.reading.parser import is_json, parse_file
+from generator.views.pymodel import component_classes, operation_name
 
 pytestmark = [
     pytest.mark.slow,

@@ -11,11 +11,11 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import render
-from generator.diff import diff_documents
+from generator.output import render
+from generator.changes.diff import diff_documents
 from generator.errors import GeneratorError
-from generator.parser import parse_document
-from generator.revisions import Revision
+from generator.reading.parser import parse_document
+from generator.reading.revisions import Revision
 
 NAMES = st.sampled_from(
     ["a", "A", "_a", "a_", "+1", "-1", "class", "self", "to_dict", "Model", "x-y", "", "a\x00"]

@@ -7,7 +7,9 @@ import subprocess
 
 import pytest
 
-from generator import caching, smoke, validate
+from generator import caching
+from generator.output import smoke
+from generator.reading import validate
 
 INVALID = "openapi: 3.1.0\ninfo: {title: T}\npaths: {}\n"  # info has no version
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import seeds
 
-from generator import changelog
+from generator.changes import changelog
 from generator.cli import main
 
 

@@ -17,9 +17,9 @@ from conftest import ROOT
 from loopback import DripServer, LoopbackServer, Reply, free_port
 from packages import REVISIONS, load, models
 
-from generator.examples import sample
-from generator.pymodel import attribute_name
-from generator.revisions import load_index
+from generator.reading.values import sample
+from generator.views.pymodel import attribute_name
+from generator.reading.revisions import load_index
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 

@@ -22,15 +22,16 @@ from packages import GENERATED, load
 from projects import append_revision, copy_project
 from serving import ForkServer
 
-from generator import compat, ir
+from generator.changes import compat
+from generator.reading import ir
 from generator.cli import main
-from generator.conformance import refusal
-from generator.examples import sample
-from generator.fieldroles import load_field_roles
-from generator.pyclient import build_client
-from generator.pymodel import build_module
-from generator.revisions import Revision, load_index
-from generator.statuses import load_statuses
+from generator.changes.conformance import refusal
+from generator.reading.values import sample
+from generator.reading.fieldroles import load_field_roles
+from generator.views.pyclient import build_client
+from generator.views.pymodel import build_module
+from generator.reading.revisions import Revision, load_index
+from generator.reading.statuses import load_statuses
 
 pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 INDEX = load_index(SPEC_DIR)

@@ -16,14 +16,15 @@ import pytest
 from conftest import SPEC_DIR
 from nextrevision import at
 
-from generator import compat, ir
-from generator.fieldroles import PARAMETER_NOT_IMPLEMENTED, Entry, load_field_roles
-from generator.loader import load_yaml
-from generator.parser import parse_document
-from generator.pyclient import build_client
-from generator.pymodel import build_module
-from generator.revisions import Revision, load_index
-from generator.statuses import load_statuses
+from generator.changes import compat
+from generator.reading import ir
+from generator.reading.fieldroles import PARAMETER_NOT_IMPLEMENTED, Entry, load_field_roles
+from generator.reading.loader import load_yaml
+from generator.reading.parser import parse_document
+from generator.views.pyclient import build_client
+from generator.views.pymodel import build_module
+from generator.reading.revisions import Revision, load_index
+from generator.reading.statuses import load_statuses
 
 INDEX = load_index(SPEC_DIR)
 ROLES = load_field_roles(SPEC_DIR)

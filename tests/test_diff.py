@@ -8,7 +8,7 @@ import pytest
 from specdocs import PATH, document, obj, parse
 
 from generator.cli import main
-from generator.diff import DiffStats, Level, diff_documents
+from generator.changes.diff import DiffStats, Level, diff_documents
 
 OP = f"POST {PATH}"
 
@@ -636,7 +636,7 @@ def test_the_command_lists_descriptions_with_a_flag(capsys):
 
 
 def complete_changes(old, new):
-    from generator.parser import parse_document
+    from generator.reading.parser import parse_document
 
     return [
         (c.level.value, c.check, c.path, c.message)

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT
 from specdocs import parse
 
-from generator.diff import DiffStats, diff_documents
+from generator.changes.diff import DiffStats, diff_documents
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from synthetic import shared_graph_paths, shared_graph_spec  # noqa: E402

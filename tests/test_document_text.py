@@ -33,8 +33,8 @@ from audits import watched
 from test_any_document import load_package
 
 from generator.errors import GeneratorError
-from generator.parser import parse_document
-from generator.render import PackageInfo, render_one_document
+from generator.reading.parser import parse_document
+from generator.output.render import PackageInfo, render_one_document
 
 PAYLOADS = [
     '"',

@@ -11,9 +11,9 @@ import yaml
 from conftest import SPEC_DIR
 from together_rl_runtime.settings import IdempotencyKey, Parameter
 
-from generator import fieldroles
-from generator.fieldroles import Group, NoEffect, Refused, Sets, load_field_roles, resolve
-from generator.parser import parse_document
+from generator.reading import fieldroles
+from generator.reading.fieldroles import Group, NoEffect, Refused, Sets, load_field_roles, resolve
+from generator.reading.parser import parse_document
 from generator.pointer import split
 
 

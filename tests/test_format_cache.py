@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT
 
-from generator import caching, formatting, render, tree
+from generator import caching
+from generator.output import formatting, render, tree
 from generator.cli import main
-from generator.revisions import load_index
+from generator.reading.revisions import load_index
 
 CLEAN = 'x = {"a": 1}\n'
 UNFORMATTED = "x = {'a':1}\n"

@@ -238,7 +238,7 @@ def _killed(*args):
 
 
 def test_a_validator_worker_that_dies_is_a_warning_not_a_failure(tmp_path, capsys, monkeypatch):
-    from generator import validate
+    from generator.reading import validate
 
     monkeypatch.setattr(validate, "file_problems", _killed)
     monkeypatch.setenv("TOGETHER_RL_CODEGEN_CACHE", str(tmp_path / "cache"))  # nothing known
@@ -321,8 +321,8 @@ def test_colliding_names_get_names_by_one_rule_and_each_rename_is_reported(tmp_p
 
 
 def test_names_do_not_depend_on_the_order_of_what_is_spelled_exactly():
-    from generator.pymodel import build_module
-    from generator.revisions import Revision
+    from generator.views.pymodel import build_module
+    from generator.reading.revisions import Revision
     from specdocs import parse
 
     def attributes(order):
@@ -336,8 +336,8 @@ def test_names_do_not_depend_on_the_order_of_what_is_spelled_exactly():
 
 
 def test_a_later_revision_never_renames_what_an_earlier_one_named():
-    from generator.pymodel import build_module
-    from generator.revisions import Revision
+    from generator.views.pymodel import build_module
+    from generator.reading.revisions import Revision
     from specdocs import parse
 
     first = parse(document(body=obj(_group={"type": "string"})))
@@ -455,9 +455,9 @@ def test_parameters_of_every_style_travel_as_the_document_says(tmp_path):
     from specdocs import parse
     from wire import call_and_check
 
-    from generator.pyclient import build_client
-    from generator.pymodel import build_module
-    from generator.revisions import Revision
+    from generator.views.pyclient import build_client
+    from generator.views.pymodel import build_module
+    from generator.reading.revisions import Revision
 
     raw = _styles()
     pkg = package(tmp_path, raw, "styles")

@@ -20,7 +20,7 @@ from packages import load, models
 from projects import appended_copy
 from typecheck import mypy_strict
 
-from generator.pymodel import attribute_name, class_name
+from generator.views.pymodel import attribute_name, class_name
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 

@@ -12,7 +12,7 @@ from pycode import assert_tidy
 from test_any_document import load_package
 from typecheck import mypy_strict
 
-from generator import pyparts
+from generator.views import pyparts
 from generator.cli import main
 
 pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from packages import GENERATED, REVISIONS, load, models
 from typecheck import mypy_strict
 
-from generator import ir
-from generator.examples import sample
-from generator.parser import parse_document
-from generator.pymodel import class_name
-from generator.revisions import load_index
+from generator.reading import ir
+from generator.reading.values import sample
+from generator.reading.parser import parse_document
+from generator.views.pymodel import class_name
+from generator.reading.revisions import load_index
 
 INDEX = load_index(ROOT / "spec")
 

@@ -19,13 +19,13 @@ import yaml
 from nextrevision import KINDS, NEW_FIELD, Places, append, catalogue, change, copy_project
 from packages import load
 
-from generator import ir
+from generator.reading import ir
 from generator.cli import main
-from generator.fieldroles import SESSION_DEFAULTS, load_field_roles
-from generator.pymodel import class_name
-from generator.revisions import load_index
-from generator.statuses import load_statuses
-from generator.validate import validate_document
+from generator.reading.fieldroles import SESSION_DEFAULTS, load_field_roles
+from generator.views.pymodel import class_name
+from generator.reading.revisions import load_index
+from generator.reading.statuses import load_statuses
+from generator.reading.validate import validate_document
 
 
 def raw_of(revision_id: str) -> dict:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from generator.build import build_packages
-from generator.runtime import DISTRIBUTION, RUNTIME_DIR, version
-from generator.versions import package_versions
-from generator.revisions import load_index
+from generator.release.build import build_packages
+from generator.reading.runtime import DISTRIBUTION, RUNTIME_DIR, version
+from generator.changes.versions import package_versions
+from generator.reading.revisions import load_index
 
 pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 

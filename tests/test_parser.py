@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from specdocs import document, obj, parse
 
-from generator import ir
+from generator.reading import ir
 from generator.errors import SpecError, UnsupportedConstructError
-from generator.parser import parse_document
+from generator.reading.parser import parse_document
 
 OPTIM_STEP = "POST /rl/training-sessions/{session_id}/operations/optim-step"
 
@@ -370,7 +370,7 @@ def test_refs_to_other_files_resolve_against_the_file_that_holds_them(tmp_path):
     )
     root = tmp_path / "api.json"
     root.write_text(json.dumps(raw))
-    from generator.parser import parse_file
+    from generator.reading.parser import parse_file
 
     doc = parse_file(root)
     price = doc.operations[0].request_body.schema.property("price").schema
@@ -392,7 +392,7 @@ def test_refs_to_other_files_resolve_against_the_file_that_holds_them(tmp_path):
 def test_refs_to_other_files_stay_in_the_folder_and_are_located(tmp_path, ref, words):
     import json
 
-    from generator.parser import parse_file
+    from generator.reading.parser import parse_file
 
     (tmp_path / "outside.json").write_text(json.dumps({"X": {"type": "string"}}))
     folder = tmp_path / "api"

@@ -19,14 +19,14 @@ from projects import append_revision, copy_project, run
 from specdocs import document, obj, parse
 from typecheck import mypy_strict
 
-from generator import ir
-from generator.diff import COMPONENTS, Level, diff_documents, renamed_schemas
+from generator.reading import ir
+from generator.changes.diff import COMPONENTS, Level, diff_documents, renamed_schemas
 from generator.errors import RevisionError
-from generator.fieldroles import load_field_roles
-from generator.parser import parse_document
-from generator.pymodel import build_module
-from generator.revisions import Revision, load_index
-from generator.versions import package_versions
+from generator.reading.fieldroles import load_field_roles
+from generator.reading.parser import parse_document
+from generator.views.pymodel import build_module
+from generator.reading.revisions import Revision, load_index
+from generator.changes.versions import package_versions
 
 NUM = {"type": "number"}
 PARAMS = obj(learning_rate=NUM, beta1=NUM)

@@ -27,11 +27,11 @@ from conftest import ROOT, SPEC_DIR
 from packaging.version import Version
 from loopback import LoopbackServer, Reply, free_port
 
-from generator.build import UNKNOWN_DATE_EPOCH, build_packages
-from generator.publish import SimpleIndex, default_index_url, plan, read_dist
-from generator.revisions import load_index
-from generator.runtime import DISTRIBUTION, RUNTIME_DIR
-from generator.runtime import version as runtime_version
+from generator.release.build import UNKNOWN_DATE_EPOCH, build_packages
+from generator.release.publish import SimpleIndex, default_index_url, plan, read_dist
+from generator.reading.revisions import load_index
+from generator.reading.runtime import DISTRIBUTION, RUNTIME_DIR
+from generator.reading.runtime import version as runtime_version
 
 pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 GENERATED = ROOT / "generated"

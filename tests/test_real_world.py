@@ -19,13 +19,15 @@ from pycode import assert_tidy
 from test_any_document import load_package
 from wire import call_and_check, one_per_tag
 
-from generator import diff, ir, render
-from generator.build import build_packages
-from generator.loader import load_yaml
-from generator.parser import parse_file
-from generator.pyclient import build_client
-from generator.pymodel import build_module
-from generator.revisions import Revision
+from generator.changes import diff
+from generator.reading import ir
+from generator.output import render
+from generator.release.build import build_packages
+from generator.reading.loader import load_yaml
+from generator.reading.parser import parse_file
+from generator.views.pyclient import build_client
+from generator.views.pymodel import build_module
+from generator.reading.revisions import Revision
 
 REAL_WORLD = SHARED / "corpus" / "real-world"
 pytestmark = [
@@ -144,7 +146,7 @@ def _server_path(doc: ir.Document) -> str:
 
 
 def view_prefix(server: str) -> str:
-    from generator.pyclient import PyClient
+    from generator.views.pyclient import PyClient
 
     return PyClient((), (), server, (), ()).path_prefix
 

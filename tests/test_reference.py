@@ -12,7 +12,7 @@ import torch
 from packages import REVISIONS, models, reference
 from torch import Tensor, nn
 
-from generator import ir
+from generator.reading import ir
 
 torch.set_num_threads(1)  # tiny tensors: one thread is as fast and steadier on a busy machine
 

@@ -28,8 +28,8 @@ from together_rl_runtime import ConfigurationError, ValidationError
 from together_rl_runtime.reference._parameters import check_parameters
 from together_rl_runtime.settings import IdempotencyKey, NoEffect, Parameter
 
-from generator import ir
-from generator.pymodel import attribute_name
+from generator.reading import ir
+from generator.views.pymodel import attribute_name
 
 REVISION = "ca11ab1e0dd5"
 SESSION = "inputs"

@@ -17,8 +17,8 @@ from conftest import ROOT
 from packages import GENERATED, REVISIONS, load, reference
 from torch import nn
 
-from generator.examples import sample
-from generator.revisions import load_index
+from generator.reading.values import sample
+from generator.reading.revisions import load_index
 
 pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 

@@ -1,5 +1,5 @@
 """What a document's ``$ref`` s may make the generator read: places in the document and files
-within its folder, by one rule (``generator.loader.referenced_file``) that the parser follows and
+within its folder, by one rule (``generator.reading.loader.referenced_file``) that the parser follows and
 openapi-spec-validator is held to, in ``validate``, ``generate --spec`` and ``diff``. Any other
 reference is refused with its JSON pointer before anything is read or fetched."""
 
@@ -22,7 +22,7 @@ from specdocs import document, obj
 
 from generator.cli import main
 from generator.pointer import join
-from generator.validate import schema_problems
+from generator.reading.validate import schema_problems
 
 MARKER = "MARKER-6c1e0f"
 """The content of every file, and of every reply, that a reference must not read."""

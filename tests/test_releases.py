@@ -11,8 +11,8 @@ import pytest
 import yaml
 from projects import copy_project, run
 
-from generator.revisions import load_index
-from generator.tree import read_tree
+from generator.reading.revisions import load_index
+from generator.output.tree import read_tree
 
 pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 

@@ -15,9 +15,9 @@ from nextrevision import Places, at
 from packages import load
 from projects import append_revision, copy_project
 
-from generator.readme import END, START
-from generator.revisions import load_index
-from generator.tree import read_tree
+from generator.output.readme import END, START
+from generator.reading.revisions import load_index
+from generator.output.tree import read_tree
 
 # Names no real revision uses, so that the test holds whatever revisions spec/ gains.
 NEW_ID = "a11ce0ffee00"

@@ -10,10 +10,10 @@ import pytest
 from conftest import ROOT
 from pycode import unused_imports
 
-from generator import render, tree
+from generator.output import render, tree
 from generator.cli import main
-from generator.revisions import load_index
-from generator.versions import package_versions
+from generator.reading.revisions import load_index
+from generator.changes.versions import package_versions
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from conftest import ROOT
 
-from generator import tree
+from generator.output import tree
 from generator.cli import main
 
 SPEC = str(ROOT / "spec")

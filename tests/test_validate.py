@@ -12,7 +12,7 @@ from conftest import FIXTURES, ROOT, SPEC_DIR
 
 from generator.cli import main
 from generator.errors import RevisionError
-from generator.revisions import load_index
+from generator.reading.revisions import load_index
 
 
 def test_every_revision_in_spec_is_valid(capsys, index):
@@ -126,7 +126,7 @@ def test_index_errors_name_the_entry(tmp_path, text, message):
 def test_the_validator_reports_what_openapi_spec_validator_reports(version):
     from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
 
-    from generator.validate import schema_problems
+    from generator.reading.validate import schema_problems
 
     schema = {"$ref": "#/components/schemas/A"}
     raw = {
@@ -163,7 +163,7 @@ def test_the_schema_check_finds_what_openapi_spec_validator_finds(version):
     findings as the library's own validator, in the same order."""
     from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
 
-    from generator.validate import schema_problems
+    from generator.reading.validate import schema_problems
 
     raw = {
         "openapi": version,

@@ -11,11 +11,11 @@ from typing import Any
 
 from loopback import LoopbackServer, Reply, Seen
 
-from generator import ir
-from generator.examples import sample
-from generator.parser import is_json
-from generator.pyclient import PyClient, PyOperation, PyParameter
-from generator.pymodel import PyType
+from generator.reading import ir
+from generator.reading.values import sample
+from generator.reading.parser import is_json
+from generator.views.pyclient import PyClient, PyOperation, PyParameter
+from generator.views.pymodel import PyType
 
 
 def text(value: Any) -> str:

@@ -6,10 +6,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from . import ir
+from ..reading import ir
 from .diff import Change, Level, diff_documents
-from .english import count
-from .revisions import Revision, RevisionIndex
+from ..english import count
+from ..reading.revisions import Revision, RevisionIndex
 
 
 @dataclass(frozen=True)

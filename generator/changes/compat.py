@@ -48,8 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from . import conformance, ir
-from .examples import sample
+from . import conformance
+from ..reading import ir
+from ..reading.values import sample
 from together_rl_runtime.settings import (
     SESSION_DEFAULTS,
     Group,
@@ -60,7 +61,7 @@ from together_rl_runtime.settings import (
     Sets,
 )
 
-from .fieldroles import (
+from ..reading.fieldroles import (
     NOT_IMPLEMENTED,
     Default,
     FieldRoles,
@@ -69,7 +70,7 @@ from .fieldroles import (
     load_field_roles,
     resolve,
 )
-from .revisions import Revision, RevisionIndex
+from ..reading.revisions import Revision, RevisionIndex
 
 Outcome = Literal["works", "rejected", "ignored", "default-differs", "kept-raw", "missing"]
 OUTCOMES: tuple[Outcome, ...] = (

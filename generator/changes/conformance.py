@@ -19,8 +19,8 @@ from typing import Any
 from together_rl_runtime import _model
 from together_rl_runtime._exceptions import ValidationError
 
-from . import ir
-from .pymodel import constraints_of
+from ..reading import ir
+from ..reading.values import constraints_of
 
 Reader = Callable[[object, str], Any]
 

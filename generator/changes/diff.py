@@ -2,7 +2,7 @@
 
 Check ids follow oasdiff's where it has one (``request-property-removed``,
 ``new-optional-request-property``, ...), and messages follow the wording of the API's own change
-history, so that :mod:`generator.changelog` reproduces it.
+history, so that :mod:`generator.changes.changelog` reproduces it.
 
 Property paths join nested property names with ``/`` (``muon_params/adam``); array items add
 ``items`` and map values ``additionalProperties``. The request or response body itself has the
@@ -34,7 +34,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from . import ir
+from ..reading import ir
 
 
 class Level(enum.StrEnum):

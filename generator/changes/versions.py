@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import changelog
-from .revisions import Revision
+from ..reading.revisions import Revision
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ def package_versions(index: Sequence[Revision]) -> list[VersionedChanges]:
     """Versions derived from the history: a warning or error bumps the major version, only info
     changes the minor, no change the patch. The first revision is 1.0.0.
 
-    The names of ``models.py`` are changes too (:data:`generator.diff.COMPONENTS`): a schema
+    The names of ``models.py`` are changes too (:data:`generator.changes.diff.COMPONENTS`): a schema
     renamed with the same shape keeps its old name as a deprecated alias, an info change (minor);
     a schema removed where the operations still reach it is a warning (major)."""
     major, minor, patch = 1, 0, 0

@@ -24,13 +24,14 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from .caching import Store
 from typing import TYPE_CHECKING
+
+from ..caching import Store
+from ..literals import LINE_LENGTH
 
 if TYPE_CHECKING:
     import black
 
-LINE_LENGTH = 100
 TARGET_VERSIONS = ("PY311",)
 """Black's mode: these options and black's defaults for the rest (see :func:`black_mode`)."""
 

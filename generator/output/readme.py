@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .errors import GeneratorError
-from .versions import VersionedChanges, own_versions
+from ..errors import GeneratorError
+from ..changes.versions import VersionedChanges, own_versions
 
 START = "<!-- revisions: start (written by `python -m generator generate`) -->"
 END = "<!-- revisions: end -->"

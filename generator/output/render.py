@@ -5,7 +5,7 @@ operation where its name holds ``{operation}``, or once per module of a split ``
 it holds ``{part}``) to the path without the suffix; any other file is runtime code that is the
 same in every package, copied as it is. ``templates/include/`` holds what templates include, and
 is not a file of the package. Rendered Python is black's layout (the pinned black formats it, or
-the statements the templates could not fit; see :mod:`generator.formatting`). Output is a pure
+the statements the templates could not fit; see :mod:`generator.output.formatting`). Output is a pure
 function of ``spec/`` and ``templates/``: no timestamps, no absolute paths, stable ordering.
 """
 
@@ -20,21 +20,22 @@ from typing import Any
 
 import jinja2
 
-from . import changelog, compat, ir, runtime
-from .docpage import operation_page
-from .errors import GeneratorError, SpecError, UnsupportedConstructError
-from .examples import sample
+from ..changes import changelog, compat
+from ..reading import ir, runtime
+from ..views.docpage import operation_page
+from ..errors import GeneratorError, SpecError, UnsupportedConstructError
+from ..reading.values import sample
 from together_rl_runtime.settings import SESSION_DEFAULTS, Sets
 
-from .fieldroles import FieldRoles, load_field_roles
+from ..reading.fieldroles import FieldRoles, load_field_roles
 from .formatting import FormatCache, format_long_lines, format_sources
-from .pyclient import PyClient, build_client
-from .pymodel import PyModule, build_module
-from .pointer import locate
-from .pyparts import split_models
-from .reference import ReferenceView, reference_view
-from .caching import Store, digest
-from .releases import (
+from ..views.pyclient import PyClient, build_client
+from ..views.pymodel import PyModule, build_module
+from ..pointer import locate
+from ..views.pyparts import split_models
+from ..views.reference import ReferenceView, reference_view
+from ..caching import Store, digest
+from ..release.records import (
     RELEASES_FILE,
     REVISION_DISTRIBUTION,
     Releases,
@@ -43,14 +44,14 @@ from .releases import (
     frozen_error,
     load_releases,
 )
-from .revisions import INDEX_NAME, Revision, RevisionIndex
+from ..reading.revisions import INDEX_NAME, Revision, RevisionIndex
 from .tree import read_tree
-from .statuses import STATUSES_PATH, StatusKinds, load_statuses, unclassified
-from .literals import pyrepr
+from ..reading.statuses import STATUSES_PATH, StatusKinds, load_statuses, unclassified
+from ..literals import pyrepr
 from .templating import environment
-from .versions import VersionedChanges, own_versions, package_versions
+from ..changes.versions import VersionedChanges, own_versions, package_versions
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 TEMPLATE_SUFFIX = ".jinja"
 PER_OPERATION = "{operation}"
 PER_PART = "{part}"
@@ -533,11 +534,11 @@ def render_all(
     Rendered Python files are formatted by the pinned black once all templates rendered: each
     distinct text once (several are the same in every package), in parallel processes; without
     ``black_everything`` (what ``generate`` does), only the statements the templates could not
-    fit in the line length (see :func:`~generator.formatting.format_long_lines`): the templates
+    fit in the line length (see :func:`~generator.output.formatting.format_long_lines`): the templates
     lay out the rest as black does, which ``check`` and the snapshot tests, formatting all, hold
     them to. With ``cache_dir`` (what ``generate`` passes), templates are compiled once and kept
     there, and texts that black already left unchanged are not formatted again (see
-    :class:`~generator.formatting.FormatCache`); the output is the same either way.
+    :class:`~generator.output.formatting.FormatCache`); the output is the same either way.
     """
     folder = load_templates(templates, cache_dir)
     roles = load_field_roles(index.spec_dir)
@@ -594,7 +595,7 @@ def _shared_inputs(index: RevisionIndex, templates: Path) -> str:
     parts: list[bytes | str] = [
         f"{name} {metadata.version(name)}" for name in ("black", "jinja2", "pyyaml")
     ]
-    code = Path(__file__).resolve().parent
+    code = Path(__file__).resolve().parents[1]  # the whole generator package
     for root in (code, templates):
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             if "__pycache__" not in path.parts:
@@ -662,7 +663,7 @@ def _finish(
 ) -> Rendering:
     """Every package's files under its folder, the Python formatted by black: all of it, or
     (without ``black_everything``) only the statements the templates could not fit in the line
-    length (see :func:`~generator.formatting.format_long_lines`)."""
+    length (see :func:`~generator.output.formatting.format_long_lines`)."""
     rendered = {
         f"{folder}/{path}": entry
         for folder, files in packages.items()

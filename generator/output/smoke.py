@@ -11,9 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .caching import Store, digest
-from .errors import GeneratorError
-from .runtime import project_files, python_path
+from ..caching import Store, digest
+from ..errors import GeneratorError
+from ..reading.runtime import project_files, python_path
 
 # Each package is imported under a name of its own, so that several load side by side; its
 # client and models modules too (the reference needs torch and is left out).

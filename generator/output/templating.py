@@ -14,8 +14,8 @@ from typing import Any
 import jinja2
 import jinja2.bccache
 
-from .formatting import LINE_LENGTH
-from .literals import (
+from ..literals import (
+    LINE_LENGTH,
     docstring,
     http_text,
     markdown_block,

@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
-from .errors import GeneratorError
+from ..errors import GeneratorError
 
 PACKAGE_MARKER = "together_rl/_revision.py"
 """A folder holding this file (and a pyproject.toml) is a package the generator wrote."""

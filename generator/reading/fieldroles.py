@@ -37,10 +37,10 @@ from together_rl_runtime.settings import (
 )
 
 from . import ir
-from .english import article
-from .errors import GeneratorError
+from ..english import article
+from ..errors import GeneratorError
 from .loader import load_yaml
-from .pointer import join
+from ..pointer import join
 
 ROLES_FILE = "reference-fields.yaml"
 

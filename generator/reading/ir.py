@@ -1,6 +1,6 @@
 """The typed intermediate representation (IR) of an OpenAPI document.
 
-The parser (:mod:`generator.parser`) builds it; the diff engine and the renderer only read it.
+The parser (:mod:`generator.reading.parser`) builds it; the diff engine and the renderer only read it.
 Every node is a frozen dataclass and carries the JSON pointer of the place it was read from.
 
 Named component schemas are not inlined: a property whose schema is ``$ref:

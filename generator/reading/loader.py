@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from .errors import SpecError, UnsupportedConstructError
-from .pointer import join
+from ..errors import SpecError, UnsupportedConstructError
+from ..pointer import join
 
 try:  # libyaml's loader is several times faster on large documents
     _Base: type[Any] = yaml.CSafeLoader

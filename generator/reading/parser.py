@@ -1,7 +1,7 @@
-"""Parse an OpenAPI 3.x document (already loaded as plain data) into the IR of :mod:`generator.ir`.
+"""Parse an OpenAPI 3.x document (already loaded as plain data) into the IR of :mod:`generator.reading.ir`.
 
 The parser is lenient where real documents are commonly sloppy and says so: a string default on a
-number (``default: "0.9"``) is coerced and reported as a :class:`~generator.ir.Diagnostic`. It is
+number (``default: "0.9"``) is coerced and reported as a :class:`~generator.reading.ir.Diagnostic`. It is
 strict about structure: a construct it cannot represent raises
 :class:`~generator.errors.UnsupportedConstructError` naming its JSON pointer, and a malformed one
 raises :class:`~generator.errors.SpecError`. Nothing is skipped silently.
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast
 
 from . import ir
-from .errors import SpecError, UnsupportedConstructError
+from ..errors import SpecError, UnsupportedConstructError
 from .loader import load_yaml, read_referenced
-from .pointer import in_file, join, split
+from ..pointer import in_file, join, split
 
 SCHEMA_REF_PREFIX = "#/components/schemas/"
 
@@ -221,7 +221,7 @@ class _Parser:
     def target(self, ref: Any, at: str) -> str:
         """The place a ``$ref`` names: a JSON pointer into the file that holds it, or into a file
         beside it (``other.yaml#/...``, read on first use, by the loader's rule of what a
-        document may refer to: :func:`~generator.loader.referenced_file`)."""
+        document may refer to: :func:`~generator.reading.loader.referenced_file`)."""
         if not isinstance(ref, str):
             raise self.error(at, f"$ref must be a string, got {_kind(ref)}")
         location, _, fragment = ref.partition("#")

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from . import ir
-from .errors import GeneratorError, RevisionError
+from ..errors import GeneratorError, RevisionError
 from .loader import load_yaml
 from .parser import parse_file
 

@@ -15,9 +15,9 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from .errors import GeneratorError
+from ..errors import GeneratorError
 
-RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
+RUNTIME_DIR = Path(__file__).resolve().parents[2] / "runtime"
 """The runtime's project folder (its ``pyproject.toml`` and package)."""
 IMPORT_NAME = "together_rl_runtime"
 DISTRIBUTION = "together-rl-runtime"

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Literal, TypeAlias
 
 from . import ir
-from .errors import GeneratorError
+from ..errors import GeneratorError
 from .loader import load_yaml
-from .pointer import join
+from ..pointer import join
 
 STATUSES_FILE = "statuses.yaml"
 STATUSES_PATH = f"spec/{STATUSES_FILE}"

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .caching import Store, digest
-from .errors import SpecError
+from ..caching import Store, digest
+from ..errors import SpecError
 from .loader import load_yaml, read_referenced
 from .parser import parse_document
-from .pointer import join, locate, references
+from ..pointer import join, locate, references
 
 if TYPE_CHECKING:
     from openapi_spec_validator.validation.validators import SpecValidator
@@ -140,7 +140,7 @@ def schema_problems(raw: Any, source: str, *, quiet: bool = False) -> list[Probl
     (``quiet``: an exception it raises, rather than reports, is left out).
 
     It reads only what the generator would: first every ``$ref`` of the document, and of the
-    files they read, is held to the loader's rule (:func:`~generator.loader.referenced_file`),
+    files they read, is held to the loader's rule (:func:`~generator.reading.loader.referenced_file`),
     each one refused a problem at its pointer; then the validator runs with a retriever that
     serves only files the rule allows (:class:`_Confined`), so that no reference, whatever base
     URI a schema's ``$id`` gives it, makes it fetch a URL or read a file outside the folder."""

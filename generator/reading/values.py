@@ -1,10 +1,60 @@
-"""Small valid JSON values for a schema, for the examples in generated READMEs."""
+"""What a schema's values may be: the constraints it declares, as the runtime's readers check
+them, and small valid values (for the examples in generated READMEs and the compatibility
+matrix's requests)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ..errors import UnsupportedConstructError
+from ..pointer import join
 from . import ir
+
+# JSON Schema's validation keywords, by the name ``constrained`` takes them.
+_CONSTRAINTS = {
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "exclusiveMinimum": "exclusive_minimum",
+    "exclusiveMaximum": "exclusive_maximum",
+    "multipleOf": "multiple_of",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "pattern": "pattern",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+    "uniqueItems": "unique_items",
+    "minProperties": "min_properties",
+    "maxProperties": "max_properties",
+}
+
+
+def constraints_of(schema: ir.Schema) -> tuple[tuple[str, Any], ...]:
+    """A schema's constraints as ``constrained`` takes them. OpenAPI 3.0 writes an exclusive bound
+    as ``exclusiveMinimum: true`` beside ``minimum``; 3.1 as the number itself."""
+    given = dict(schema.constraints)
+    result: dict[str, Any] = {}
+    for word, name in _CONSTRAINTS.items():
+        if word not in given:
+            continue
+        value = given[word]
+        if word in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
+            bound = "minimum" if word == "exclusiveMinimum" else "maximum"
+            if value and bound in given:
+                result.pop(bound, None)
+                result[name] = given[bound]
+            continue
+        if word == "uniqueItems" and value is not True:
+            continue
+        if word == "pattern":
+            try:
+                re.compile(value)
+            except (re.error, TypeError) as exc:
+                raise UnsupportedConstructError(
+                    join(schema.pointer, "pattern"), f"the pattern {value!r} ({exc})"
+                ) from None
+        result[name] = value
+    return tuple(result.items())
 
 
 def sample(

@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import GeneratorError
+from ..errors import GeneratorError
 
 UNKNOWN_DATE_EPOCH = 315532800
 """1980-01-01T00:00:00Z: the timestamp of packages whose revision date is unknown."""

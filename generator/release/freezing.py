@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import runtime
-from .errors import GeneratorError
-from .releases import REVISION_DISTRIBUTION, Release, hashes, load_releases
-from .revisions import load_index
-from .tree import read_tree, tree_differences
-from .versions import own_versions, package_versions
+from ..reading import runtime
+from ..errors import GeneratorError
+from .records import REVISION_DISTRIBUTION, Release, hashes, load_releases
+from ..reading.revisions import load_index
+from ..output.tree import read_tree, tree_differences
+from ..changes.versions import own_versions, package_versions
 
 
 def release(
@@ -21,7 +21,7 @@ def release(
     package version is not recorded yet) and, with ``include_runtime``, the runtime's version
     where it is not recorded yet; what was recorded. The packages must be what the generator
     renders, byte for byte."""
-    from .render import render_all
+    from ..output.render import render_all
 
     index = load_index(spec_dir)
     releases = load_releases(spec_dir)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import urljoin, urlsplit
 
-from .errors import GeneratorError
+from ..errors import GeneratorError
 
 SIMPLE_ACCEPT = (
     "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "

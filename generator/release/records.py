@@ -16,9 +16,9 @@ from pathlib import Path
 
 import yaml
 
-from .errors import GeneratorError
-from .loader import load_yaml
-from .pointer import join
+from ..errors import GeneratorError
+from ..reading.loader import load_yaml
+from ..pointer import join
 
 RELEASES_FILE = "releases.yaml"
 REVISION_DISTRIBUTION = "together-rl"
@@ -84,7 +84,7 @@ class Releases:
 
     def write(self) -> None:
         """Write the record (replaced with a rename, never half written)."""
-        from .revisions import write_atomically
+        from ..reading.revisions import write_atomically
 
         data: dict[str, object] = {"releases": [r.to_yaml() for r in self.releases]}
         if self.post_releases:

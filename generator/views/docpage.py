@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import ir
-from .literals import markdown_code, markdown_inline
+from ..reading import ir
+from ..literals import markdown_code, markdown_inline
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class OperationPage:
     other_responses: tuple[ir.Response, ...]
     name: str
     """The page's file name without ``.md``: the operationId where it is a plain file name,
-    else the operation's method name (see :func:`generator.pymodel.page_name`)."""
+    else the operation's method name (see :func:`generator.views.pymodel.page_name`)."""
 
 
 _LOCATIONS = (

@@ -3,7 +3,7 @@
 Each kind of name lives in a namespace: the classes of ``models.py``, the attributes of one
 model, the members of one enum, the methods of the client, the arguments of one method, the
 reference pages of ``docs/``. A name is first derived on its own (``class_name``,
-``attribute_name``, ... in :mod:`generator.pymodel`): the plain name. Within a namespace:
+``attribute_name``, ... in :mod:`generator.views.pymodel`): the plain name. Within a namespace:
 
 1. A name longer than :data:`MAX_LENGTH` characters is shortened to its first characters and
    eight hex digits of the sha256 of the whole name, so that it stays stable and distinct.

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any, Literal, cast
 
-from . import ir, literals
-from .errors import SpecError, UnsupportedConstructError
+from ..reading import ir
+from .. import literals
+from ..errors import SpecError, UnsupportedConstructError
 from .naming import Claim
-from .parser import is_json, media_essence
+from ..reading.parser import is_json, media_essence
 from .pymodel import (
     FORM,
     MULTIPART,
@@ -22,13 +23,13 @@ from .pymodel import (
     PyType,
     attribute_name,
     body_fields,
-    constraints_of,
     streams,
     success_kind,
     success_response,
 )
-from .runtime import CLIENT_HELPERS
-from .statuses import STATUSES_PATH, Kind, StatusKinds, by_name
+from ..reading.runtime import CLIENT_HELPERS
+from ..reading.values import constraints_of
+from ..reading.statuses import STATUSES_PATH, Kind, StatusKinds, by_name
 
 IDEMPOTENCY_HEADER = "idempotency-key"
 """The header that makes a POST safe to send again (compared without case)."""
@@ -850,7 +851,7 @@ def _waiter(
 ) -> PyWaiter | None:
     """A waiter when ``retrieve`` GETs ``submit``'s path plus ``/{id}``, both return the same
     model, and its ``status`` enum has a value that means success: in ``statuses``, or read from
-    the values' names where there is no status data (see :func:`~generator.statuses.by_name`)."""
+    the values' names where there is no status data (see :func:`~generator.reading.statuses.by_name`)."""
     if (
         submit.http_method != "POST"
         or retrieve.http_method != "GET"

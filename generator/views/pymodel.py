@@ -13,15 +13,15 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
-from . import ir
-from .diff import renamed_schemas
-from .errors import UnsupportedConstructError
-from .literals import pyrepr
+from ..reading import ir
+from ..changes.diff import renamed_schemas
+from ..literals import pyrepr
 from .naming import Claim, Namespace, Rename
-from .parser import is_json, media_essence
-from .pointer import join
-from .runtime import CLIENT_HELPERS, interface
-from .revisions import Revision
+from ..reading.parser import is_json, media_essence
+from ..pointer import join
+from ..reading.runtime import CLIENT_HELPERS, interface
+from ..reading.revisions import Revision
+from ..reading.values import constraints_of
 
 _PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 
@@ -158,52 +158,6 @@ class PyType:
         return frozenset(own).union(*(a.classes for a in self.args))
 
 
-# JSON Schema's validation keywords, by the name ``constrained`` takes them.
-_CONSTRAINTS = {
-    "minimum": "minimum",
-    "maximum": "maximum",
-    "exclusiveMinimum": "exclusive_minimum",
-    "exclusiveMaximum": "exclusive_maximum",
-    "multipleOf": "multiple_of",
-    "minLength": "min_length",
-    "maxLength": "max_length",
-    "pattern": "pattern",
-    "minItems": "min_items",
-    "maxItems": "max_items",
-    "uniqueItems": "unique_items",
-    "minProperties": "min_properties",
-    "maxProperties": "max_properties",
-}
-
-
-def constraints_of(schema: ir.Schema) -> tuple[tuple[str, Any], ...]:
-    """A schema's constraints as ``constrained`` takes them. OpenAPI 3.0 writes an exclusive bound
-    as ``exclusiveMinimum: true`` beside ``minimum``; 3.1 as the number itself."""
-    given = dict(schema.constraints)
-    result: dict[str, Any] = {}
-    for word, name in _CONSTRAINTS.items():
-        if word not in given:
-            continue
-        value = given[word]
-        if word in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
-            bound = "minimum" if word == "exclusiveMinimum" else "maximum"
-            if value and bound in given:
-                result.pop(bound, None)
-                result[name] = given[bound]
-            continue
-        if word == "uniqueItems" and value is not True:
-            continue
-        if word == "pattern":
-            try:
-                re.compile(value)
-            except (re.error, TypeError) as exc:
-                raise UnsupportedConstructError(
-                    join(schema.pointer, "pattern"), f"the pattern {value!r} ({exc})"
-                ) from None
-        result[name] = value
-    return tuple(result.items())
-
-
 @dataclass(frozen=True)
 class PyField:
     """A field of a generated model."""
@@ -286,7 +240,7 @@ class OperationTypes:
 
 @dataclass
 class Names:
-    """Every Python name of a package, by the rule of :mod:`generator.naming`: one namespace for
+    """Every Python name of a package, by the rule of :mod:`generator.views.naming`: one namespace for
     the classes of ``models.py``, one per model for its attributes and per enum for its members,
     one for the client's methods, one per method for its arguments, one for the pages of
     ``docs/`` (compared without case)."""
@@ -471,7 +425,7 @@ _CLIENT_MEMBERS = frozenset({"close", "aclose"})
 
 def class_name(name: str) -> str:
     """A schema name as a Python class name: ``RL.OptimStepBody`` becomes ``RLOptimStepBody``
-    (the plain name; see :mod:`generator.naming` for the rule that keeps names apart)."""
+    (the plain name; see :mod:`generator.views.naming` for the rule that keeps names apart)."""
     parts = re.split(r"[^0-9A-Za-z]+", name)
     result = "".join(part[:1].upper() + part[1:] for part in parts if part)
     if not result or result[0].isdigit():
@@ -481,7 +435,7 @@ def class_name(name: str) -> str:
 
 def attribute_name(name: str) -> str:
     """A JSON property name as a Python attribute name (snake_case), before the rule of
-    :mod:`generator.naming` (``class`` is then ``class_``)."""
+    :mod:`generator.views.naming` (``class`` is then ``class_``)."""
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
     snake = re.sub(r"[^0-9A-Za-z_]+", "_", snake).strip("_").lower() or "field"
     if snake[0].isdigit():
@@ -506,7 +460,7 @@ def operation_class(op: ir.Operation) -> str:
 
 
 def component_classes(doc: ir.Document, names: Names | None = None) -> dict[str, str]:
-    """The class name of every component schema (by the rule of :mod:`generator.naming`)."""
+    """The class name of every component schema (by the rule of :mod:`generator.views.naming`)."""
     space = names.classes if names is not None else Names.following(None).classes
     space.assign(
         Claim(

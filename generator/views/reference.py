@@ -12,9 +12,9 @@ from typing import Any
 
 from together_rl_runtime.settings import PARAMETERS_SINCE, SESSION_DEFAULTS, SINCE, Sets
 
-from . import ir
-from .errors import SpecError
-from .fieldroles import Default, FieldRoles, ReferenceRules, resolve
+from ..reading import ir
+from ..errors import SpecError
+from ..reading.fieldroles import Default, FieldRoles, ReferenceRules, resolve
 from .pyclient import PyWaiter
 from .pymodel import PyModule, class_name, member_name
 
