@@ -23,8 +23,8 @@ import jinja2
 from ..changes import changelog, compat
 from ..reading import ir, runtime
 from ..views.docpage import operation_page
+from ..views.example import example
 from ..errors import GeneratorError, SpecError, UnsupportedConstructError
-from ..reading.values import sample
 from together_rl_runtime.settings import SESSION_DEFAULTS, Sets
 
 from ..reading.fieldroles import FieldRoles, load_field_roles
@@ -47,7 +47,6 @@ from ..release.records import (
 from ..reading.revisions import INDEX_NAME, Revision, RevisionIndex
 from .tree import read_tree
 from ..reading.statuses import STATUSES_PATH, StatusKinds, load_statuses, unclassified
-from ..literals import pyrepr
 from .templating import environment
 from ..changes.versions import VersionedChanges, own_versions, package_versions
 
@@ -65,54 +64,6 @@ class RenderError(GeneratorError):
 # -- one package -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Example:
-    imports: tuple[str, ...]
-    lines: tuple[str, ...]
-    submit: str
-    call_args: str
-    required_args: str
-    """The submit call's arguments with only the required body fields."""
-    wait: str
-    wait_args: str
-
-
-def _example(doc: ir.Document, module: PyModule, client: PyClient) -> Example:
-    """README usage: submit and wait for the first operation that has a waiter; build its request
-    body and read its success response as models."""
-    operation = next(op for op in doc.operations if op.request_body and op.request_body.schema)
-    assert operation.request_body is not None and operation.request_body.schema is not None
-    body_schema = operation.request_body.schema
-    response = next(r for r in operation.responses if r.status.startswith("2") and r.schema)
-    assert response.schema is not None
-    body, reply = _model_name(body_schema, module), _model_name(response.schema, module)
-    body_json = sample(doc, body_schema, optional_object=True)
-    reply_json = sample(doc, response.schema)
-    waiter = client.waiters[0] if client.waiters else None
-    if waiter is None:
-        raise RenderError("the README example needs an operation that can be waited for")
-    path_args = ", ".join(
-        pyrepr(f"{p.name.replace('_id', '')}-1") for p in waiter.submit.path_parameters
-    )
-    keywords = ", ".join(f"{k}={pyrepr(v)}" for k, v in body_json.items())
-    required = ", ".join(f"{k}={pyrepr(v)}" for k, v in sample(doc, body_schema).items())
-    return Example(
-        submit=waiter.submit.method_name,
-        call_args=", ".join(a for a in (path_args, keywords) if a),
-        required_args=", ".join(a for a in (path_args, required) if a),
-        wait=waiter.method_name,
-        wait_args=", ".join(a for a in (path_args, "operation") if a),
-        imports=tuple(sorted({body, reply})),
-        lines=(
-            f"body = {body}.from_dict({pyrepr(body_json)})",
-            "print(body.to_json())",
-            "",
-            f"reply = {reply}.from_dict({pyrepr(reply_json)})",
-            "print(reply)",
-        ),
-    )
-
-
 def _reference(
     doc: ir.Document, module: PyModule, client: PyClient, roles: FieldRoles
 ) -> ReferenceView:
@@ -126,14 +77,6 @@ def _reference(
             "needs a GET twin that reads its operations back"
         )
     return reference_view(doc, roles, module, waiter)
-
-
-def _model_name(schema: ir.Schema, module: PyModule) -> str:
-    if not isinstance(schema, ir.Ref):
-        raise RenderError(
-            "the README example needs request and response bodies that are named schemas"
-        )
-    return module.classes[schema.name]
 
 
 @dataclass(frozen=True)
@@ -257,7 +200,7 @@ def render_package(
         "servers": servers,
         "pair_details": compat.details,
         "not_applied": {p.server.id: compat.not_applied(p) for p in servers},
-        "example": _example(doc, module, client),
+        "example": example(doc, module, client),
         "omitted": doc.omitted,
     }
     files = _package_files(templates, doc, revision, module, client, context, history, warnings)
