@@ -29,7 +29,7 @@ from .release.records import load_releases
 from .reading.revisions import load_index
 
 if TYPE_CHECKING:
-    from .output.render import PackageInfo
+    from .output.package import PackageInfo
     from .reading.validate import Problem
 
 DEFAULT_SPEC_DIR = Path("spec")
@@ -373,7 +373,8 @@ def _generate(args: argparse.Namespace) -> int:
     from .changes import compat
     from .output import readme
     from .caching import default_cache_dir
-    from .output.render import REVISION_PACKAGE, render_all
+    from .output.package import REVISION_PACKAGE
+    from .output.render import render_all
     from .output.smoke import import_packages
     from .output.tree import check_output_folder, recover, write_tree
     from .changes.versions import package_versions
@@ -419,7 +420,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _generate_document(args: argparse.Namespace) -> int:
     from .caching import default_cache_dir
-    from .output.render import render_one_document
+    from .output.document import render_one_document
     from .output.smoke import import_packages
     from .output.tree import check_output_folder, recover, write_tree
     from .reading.validate import file_problems, known_problems
@@ -482,7 +483,7 @@ def _worker_context() -> multiprocessing.context.BaseContext:
 
 def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
     """The package's names: given, else from the document's title (else its file's name)."""
-    from .output.render import PackageInfo
+    from .output.package import PackageInfo
 
     title = title or args.spec.stem
     words = re.findall(r"[0-9A-Za-z]+", title.lower()) or ["api"]
