@@ -25,7 +25,6 @@ from .reading.loader import load_yaml
 from .views.naming import shorten
 from .reading.parser import parse_file
 from .pointer import locate
-from .release.records import load_releases
 from .reading.revisions import load_index
 
 if TYPE_CHECKING:
@@ -374,20 +373,21 @@ def _generate(args: argparse.Namespace) -> int:
     from .output import readme
     from .caching import default_cache_dir
     from .output.package import REVISION_PACKAGE
-    from .output.render import render_all
     from .output.smoke import import_packages
+    from .release.packages import render_packages
+    from .release.sources import Sources
     from .output.tree import check_output_folder, recover, write_tree
-    from .changes.versions import package_versions
 
     if args.spec is not None:
         return _generate_document(args)
     out = args.out or DEFAULT_OUT
-    index = load_index(args.spec_dir)
+    sources = Sources(args.spec_dir)
+    index = sources.index
     recover(out.resolve())
     check_output_folder(out.resolve())  # before the work, not only before the writing
     cache_dir = default_cache_dir()
-    rendering = render_all(
-        index, args.revisions, cache_dir=cache_dir, black_everything=False, reuse=out.resolve()
+    rendering = render_packages(
+        sources, args.revisions, cache_dir=cache_dir, black_everything=False, reuse=out.resolve()
     )
     for warning in rendering.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -401,8 +401,8 @@ def _generate(args: argparse.Namespace) -> int:
 
     write_tree(rendering.files, out, only=args.revisions, verify=verify)
     if args.readme.is_file():
-        posts = load_releases(index.spec_dir).post_releases
-        if readme.update(args.readme, package_versions(index), posts):
+        posts = sources.releases.post_releases
+        if readme.update(args.readme, sources.history, posts):
             print(f"updated the revision table in {args.readme}")
         if compat.write_compatibility(index, args.readme.parent):
             print(f"updated {args.readme.parent / compat.COMPATIBILITY_FILE}")
@@ -501,26 +501,26 @@ def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
 def _check(args: argparse.Namespace) -> int:
     from .changes import compat
     from .output import readme
-    from .reading.fieldroles import load_field_roles
-    from .output.render import render_all
-    from .changes.versions import package_versions
     from .output.tree import read_tree, tree_differences
+    from .release.packages import render_packages
+    from .release.sources import Sources
 
-    index = load_index(args.spec_dir)
-    expected = render_all(index).files
+    sources = Sources(args.spec_dir)
+    index = sources.index
+    expected = render_packages(sources).files
     differences = list(tree_differences(expected, read_tree(args.out), label=str(args.out)))
     if args.readme.is_file():
         text = args.readme.read_text(encoding="utf-8")
-        posts = load_releases(index.spec_dir).post_releases
+        posts = sources.releases.post_releases
         wanted = readme.with_table(
-            text, readme.revision_table(package_versions(index), posts), source=str(args.readme)
+            text, readme.revision_table(sources.history, posts), source=str(args.readme)
         )
         differences += tree_differences(
             {args.readme.name: wanted.encode()}, {args.readme.name: text.encode()}, label="."
         )
         matrix = args.readme.parent / compat.COMPATIBILITY_FILE
         have = {matrix.name: matrix.read_bytes()} if matrix.is_file() else {}
-        wanted_matrix = compat.compatibility_text(list(index), load_field_roles(index.spec_dir))
+        wanted_matrix = compat.compatibility_text(list(index), sources.roles)
         differences += tree_differences({matrix.name: wanted_matrix.encode()}, have, label=".")
     for difference in differences:
         print(difference, end="" if difference.endswith("\n") else "\n")

@@ -12,13 +12,15 @@ from pycode import unused_imports
 
 from generator.output import package, render, tree
 from generator.cli import main
+from generator.release.packages import render_packages
+from generator.release.sources import Sources
 from generator.reading.revisions import load_index
 from generator.changes.versions import package_versions
 
 
 @pytest.fixture(scope="module")
 def rendered():
-    return render.render_all(load_index(ROOT / "spec")).files
+    return render_packages(Sources(ROOT / "spec")).files
 
 
 def test_generated_tree_is_byte_identical_to_a_fresh_render(rendered):
@@ -115,7 +117,7 @@ def test_invalid_python_from_a_template_is_an_error_naming_it(tmp_path):
     with pytest.raises(
         package.RenderError, match=r"together_rl/__init__.py.jinja rendered invalid Python"
     ):
-        render.render_all(load_index(ROOT / "spec"), ["baseline"], templates=templates)
+        render_packages(Sources(ROOT / "spec"), ["baseline"], templates=templates)
 
 
 def test_generate_one_revision_replaces_only_its_folder(copy_of_generated):

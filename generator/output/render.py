@@ -1,8 +1,8 @@
 """The packages of ``spec/``'s revisions, and the formatting every rendered package gets.
 
 A revision's package is rendered from the revisions up to it (its changelog, its compatibility
-with earlier revisions), the field roles of the local reference and the status kinds (see
-:mod:`generator.output.package` for how the templates become files).
+with earlier revisions) with the data it is handed: the field roles of the local reference and
+the status kinds (see :mod:`generator.output.package` for how the templates become files).
 Rendered Python is black's layout (the pinned black formats it, or the statements the templates
 could not fit; see :mod:`generator.output.formatting`). Output is a pure function of its inputs
 and ``templates/``: no timestamps, no absolute paths, stable ordering.
@@ -10,30 +10,20 @@ and ``templates/``: no timestamps, no absolute paths, stable ordering.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from together_rl_runtime.settings import SESSION_DEFAULTS
 
-from ..caching import Store, digest
 from ..changes import compat
-from ..changes.versions import VersionedChanges, own_versions, package_versions
+from ..changes.versions import VersionedChanges
 from ..pointer import locate
-from ..reading import ir, runtime
-from ..reading.fieldroles import FieldRoles, load_field_roles
-from ..reading.revisions import INDEX_NAME, Revision, RevisionIndex
-from ..reading.statuses import STATUSES_PATH, StatusKinds, load_statuses, unclassified
-from ..release.records import (
-    RELEASES_FILE,
-    REVISION_DISTRIBUTION,
-    Releases,
-    ReleasesError,
-    differences,
-    frozen_error,
-    load_releases,
-)
+from ..reading import ir
+from ..reading.fieldroles import FieldRoles
+from ..reading.revisions import Revision
+from ..reading.statuses import STATUSES_PATH, StatusKinds, unclassified
 from ..views.example import example
 from ..views.pyclient import PyClient, build_client
 from ..views.pymodel import PyModule, build_module
@@ -49,7 +39,6 @@ from .package import (
     located,
     package_files,
 )
-from .tree import read_tree
 
 
 def render_package(
@@ -162,7 +151,8 @@ def _reference(
 
 @dataclass(frozen=True)
 class Rendering:
-    """What :func:`render_all` produced."""
+    """What :func:`render_revisions` (or :func:`~generator.output.document.render_one_document`)
+    produced."""
 
     files: dict[str, bytes]
     """Every file, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...)."""
@@ -172,154 +162,44 @@ class Rendering:
     """What is worth a line but needs no action: declared defaults that differ from the session
     defaults, ..."""
     confirmed: tuple[str, ...] = ()
-    """The revisions whose released package was found, byte for byte as released, in the folder
-    given as ``reuse``: taken as they are, not rendered again."""
+    """The revisions whose package is in ``files`` not rendered but taken as it was: a released
+    package found byte for byte as released (see :mod:`generator.release.packages`)."""
 
 
-def render_all(
-    index: RevisionIndex,
-    revision_ids: Sequence[str] | None = None,
+def render_revisions(
+    history: Sequence[VersionedChanges],
+    versions: Mapping[str, str],
+    roles: FieldRoles,
+    statuses: StatusKinds,
+    revision_ids: Collection[str],
     *,
     templates: Path = TEMPLATES_DIR,
     cache_dir: Path | None = None,
     black_everything: bool = True,
-    reuse: Path | None = None,
 ) -> Rendering:
-    """Every package's files (or those of ``revision_ids``).
-
-    With ``reuse`` (what ``generate`` passes: the folder it writes) and ``cache_dir``, a
-    revision's package is taken from that folder rather than rendered where it is released (as
-    this version: no post-release since), every file there is as the release record hashes it,
-    and a render from the same inputs (see :func:`_inputs_of`) gave exactly the release before:
-    the work of ``generate`` grows with the revisions that can change, and a change to the
-    templates or the generator renders every package again, so that one that would alter a
-    released package is still refused. ``check`` renders every package.
+    """The packages of ``revision_ids``: each rendered from the entries of ``history`` (every
+    revision of the index with its changes and version, oldest first) up to its own, as the
+    version ``versions`` gives it, with the local reference's field ``roles`` and the status
+    kinds ``statuses``.
 
     Rendered Python files are formatted by the pinned black once all templates rendered: each
     distinct text once (several are the same in every package), in parallel processes; without
     ``black_everything`` (what ``generate`` does), only the statements the templates could not
-    fit in the line length (see :func:`~generator.output.formatting.format_long_lines`): the templates
-    lay out the rest as black does, which ``check`` and the snapshot tests, formatting all, hold
-    them to. With ``cache_dir`` (what ``generate`` passes), templates are compiled once and kept
-    there, and texts that black already left unchanged are not formatted again (see
+    fit in the line length (see :func:`~generator.output.formatting.format_long_lines`): the
+    templates lay out the rest as black does, which ``check`` and the snapshot tests, formatting
+    all, hold them to. With ``cache_dir`` (what ``generate`` passes), templates are compiled once
+    and kept there, and texts that black already left unchanged are not formatted again (see
     :class:`~generator.output.formatting.FormatCache`); the output is the same either way.
     """
     folder = load_templates(templates, cache_dir)
-    roles = load_field_roles(index.spec_dir)
-    statuses = load_statuses(index.spec_dir)
-    releases = load_releases(index.spec_dir)
-    history = package_versions(index)
-    versions = {r.id: v for r, v in zip(index, own_versions(history, releases.post_releases))}
-    wanted = set(revision_ids) if revision_ids else {r.id for r in index}
-    for revision_id in wanted:
-        index.get(revision_id)  # an unknown id is an error
-    packages: dict[str, PackageFiles] = {}
-    confirmed: dict[str, dict[str, bytes]] = {}
-    verified = Store(cache_dir, "released-as-rendered", {}) if cache_dir is not None else None
-    shared = _shared_inputs(index, templates) if verified is not None else ""
-    inputs: dict[str, str] = {}
-    for position, revision in enumerate(index):
-        if revision.id not in wanted:
-            continue
-        version = versions[revision.id]
-        if verified is not None and releases.find(REVISION_DISTRIBUTION, version) is not None:
-            inputs[revision.id] = _inputs_of(shared, index[: position + 1], version)
-            if verified.get(inputs[revision.id]) == b"ok":
-                as_released = _as_released(reuse, revision.id, releases, version)
-                if as_released is not None:
-                    confirmed[revision.id] = as_released
-                    continue
-        packages[revision.id] = render_package(
-            folder, history[: position + 1], roles, statuses, version
+    packages = {
+        entry.revision.id: render_package(
+            folder, history[: position + 1], roles, statuses, versions[entry.revision.id]
         )
-    rendering = finish(packages, cache_dir, black_everything=black_everything)
-    _check_frozen(rendering, releases, versions)
-    for revision_id in packages:
-        if verified is not None and revision_id in inputs:
-            verified.put(inputs[revision_id], b"ok")  # rendered exactly as released
-    taken = {
-        f"{revision_id}/{path}": data
-        for revision_id, files in confirmed.items()
-        for path, data in files.items()
+        for position, entry in enumerate(history)
+        if entry.revision.id in revision_ids
     }
-    return replace(
-        rendering,
-        files=dict(sorted({**rendering.files, **taken}.items())),
-        confirmed=tuple(confirmed),
-    )
-
-
-def _shared_inputs(index: RevisionIndex, templates: Path) -> str:
-    """The hash of what every revision's package is rendered from besides the revisions: the
-    generator's code, the templates, the runtime, the configuration in ``spec/`` and the
-    versions of the tools (the index and the release record are not: what a package takes from
-    them is in :func:`_inputs_of`)."""
-    from importlib import metadata
-
-    parts: list[bytes | str] = [
-        f"{name} {metadata.version(name)}" for name in ("black", "jinja2", "pyyaml")
-    ]
-    code = Path(__file__).resolve().parents[1]  # the whole generator package
-    for root in (code, templates):
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            if "__pycache__" not in path.parts:
-                parts += [path.relative_to(root).as_posix(), path.read_bytes()]
-    for name, content in sorted(runtime.project_files().items()):
-        parts += [name, content]
-    left_out = {INDEX_NAME, RELEASES_FILE, *(r.file.name for r in index)}
-    for path in sorted(index.spec_dir.glob("*.yaml")):
-        if path.name not in left_out:
-            parts += [path.name, path.read_bytes()]
-    return digest(*parts)
-
-
-def _inputs_of(shared: str, revisions: Sequence[Revision], version: str) -> str:
-    """The hash of what the package of the last of ``revisions`` is rendered from: ``shared``,
-    the package's version, and each revision up to it (its entry in the index and its document)."""
-    parts: list[bytes | str] = [shared, version]
-    for revision in revisions:
-        date = revision.date.isoformat() if revision.date else ""
-        parts += [revision.id, date, revision.note, revision.file.read_bytes()]
-    return digest(*parts)
-
-
-def _as_released(
-    folder: Path | None, revision_id: str, releases: Releases, version: str
-) -> dict[str, bytes] | None:
-    """The files of ``folder/revision_id`` where they are the release of ``version``, every file
-    as the release record hashes it and no other; ``None`` otherwise."""
-    release = releases.find(REVISION_DISTRIBUTION, version)
-    if folder is None or release is None or release.revision != revision_id:
-        return None
-    files = read_tree(folder / revision_id)
-    return files if files and not differences(release, files) else None
-
-
-def _check_frozen(rendering: Rendering, releases: Releases, versions: dict[str, str]) -> None:
-    """Refuse a rendering that would alter a released package (or a runtime that differs from
-    its released version), naming the files and how to ship the change."""
-    problems = []
-    by_package: dict[str, dict[str, bytes]] = {}
-    for path, content in rendering.files.items():
-        folder, _, inner = path.partition("/")
-        by_package.setdefault(folder, {})[inner] = content
-    for revision_id, files in sorted(by_package.items()):
-        release = releases.find(REVISION_DISTRIBUTION, versions[revision_id])
-        changed = differences(release, files) if release is not None else []
-        if release is not None and changed:
-            problems.append(frozen_error(release, f"generated/{revision_id}", changed))
-    runtime_release = releases.find(runtime.DISTRIBUTION, runtime.version())
-    if runtime_release is not None:
-        changed = differences(runtime_release, runtime.project_files())
-        if changed:
-            problems.append(frozen_error(runtime_release, "runtime", changed))
-    if problems:
-        problems.append(
-            "Nothing was written, not even the packages of revisions not released yet: "
-            "`generate --revision ID` renders one of those alone meanwhile, and `check` fails "
-            "until every released package named above renders as it was released"
-        )
-        raise ReleasesError("\n\n".join(problems))
+    return finish(packages, cache_dir, black_everything=black_everything)
 
 
 def finish(
