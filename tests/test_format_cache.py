@@ -9,8 +9,7 @@ from conftest import ROOT
 from generator import caching
 from generator.output import formatting, tree
 from generator.cli import main
-from generator.release.packages import render_packages
-from generator.release.sources import Sources
+from generator.project import Project
 
 CLEAN = 'x = {"a": 1}\n'
 UNFORMATTED = "x = {'a':1}\n"
@@ -45,7 +44,7 @@ def test_a_damaged_or_unwritable_cache_is_no_cache(tmp_path):
 @pytest.mark.slow
 def test_generate_with_a_cold_and_a_warm_cache_writes_what_check_expects(tmp_path, monkeypatch):
     monkeypatch.setenv(caching.CACHE_ENV, str(tmp_path / "cache"))
-    expected = render_packages(Sources(ROOT / "spec")).files  # black on every text
+    expected = Project(ROOT / "spec", ROOT / "generated").packages().files  # black on every text
     for run in ("cold", "warm"):
         out = tmp_path / run
         args = ["--spec-dir", str(ROOT / "spec"), "generate", "--out", str(out)]

@@ -12,15 +12,14 @@ from pycode import unused_imports
 
 from generator.output import package, render, tree
 from generator.cli import main
-from generator.release.packages import render_packages
-from generator.release.sources import Sources
+from generator.project import Project
 from generator.reading.revisions import load_index
 from generator.changes.versions import package_versions
 
 
 @pytest.fixture(scope="module")
 def rendered():
-    return render_packages(Sources(ROOT / "spec")).files
+    return Project(ROOT / "spec", ROOT / "generated").packages().files
 
 
 def test_generated_tree_is_byte_identical_to_a_fresh_render(rendered):
@@ -117,7 +116,7 @@ def test_invalid_python_from_a_template_is_an_error_naming_it(tmp_path):
     with pytest.raises(
         package.RenderError, match=r"together_rl/__init__.py.jinja rendered invalid Python"
     ):
-        render_packages(Sources(ROOT / "spec"), ["baseline"], templates=templates)
+        Project(ROOT / "spec", ROOT / "generated", templates=templates).packages(["baseline"])
 
 
 def test_generate_one_revision_replaces_only_its_folder(copy_of_generated):
