@@ -3,34 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
-import contextlib
 import itertools
 import json
-import multiprocessing
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import datetime
-import keyword
-import re
 
 from .changes import changelog
 from .changes.diff import Change, diff_documents
 from .errors import GeneratorError
 from .reading.ir import Document
-from .reading.loader import load_yaml
-from .views.naming import shorten
 from .reading.parser import parse_file
 from .pointer import locate
-from .release.records import load_releases
 from .reading.revisions import load_index
-
-if TYPE_CHECKING:
-    from .output.render import PackageInfo
-    from .reading.validate import Problem
 
 DEFAULT_SPEC_DIR = Path("spec")
 DEFAULT_OUT = Path("generated")
@@ -369,158 +356,47 @@ def _compat(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Printed:
+    """A recipe's report on the terminal: warnings and notes on stderr, what it did on stdout."""
+
+    def warning(self, text: str) -> None:
+        print(f"warning: {text}", file=sys.stderr)
+
+    def note(self, text: str) -> None:
+        print(f"note: {text}", file=sys.stderr)
+
+    def done(self, text: str) -> None:
+        print(text)
+
+
 def _generate(args: argparse.Namespace) -> int:
-    from .changes import compat
-    from .output import readme
-    from .caching import default_cache_dir
-    from .output.render import REVISION_PACKAGE, render_all
-    from .output.smoke import import_packages
-    from .output.tree import check_output_folder, recover, write_tree
-    from .changes.versions import package_versions
+    from .project import DocumentPackage, Project
 
-    if args.spec is not None:
-        return _generate_document(args)
-    out = args.out or DEFAULT_OUT
-    index = load_index(args.spec_dir)
-    recover(out.resolve())
-    check_output_folder(out.resolve())  # before the work, not only before the writing
-    cache_dir = default_cache_dir()
-    rendering = render_all(
-        index, args.revisions, cache_dir=cache_dir, black_everything=False, reuse=out.resolve()
-    )
-    for warning in rendering.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    for note in rendering.notes:
-        print(f"note: {note}", file=sys.stderr)
-    written = sorted({path.split("/")[0] for path in rendering.files})
-
-    def verify(staging: Path) -> None:
-        packages = [(staging / name, REVISION_PACKAGE.import_name) for name in written]
-        import_packages(packages, cache_dir)
-
-    write_tree(rendering.files, out, only=args.revisions, verify=verify)
-    if args.readme.is_file():
-        posts = load_releases(index.spec_dir).post_releases
-        if readme.update(args.readme, package_versions(index), posts):
-            print(f"updated the revision table in {args.readme}")
-        if compat.write_compatibility(index, args.readme.parent):
-            print(f"updated {args.readme.parent / compat.COMPATIBILITY_FILE}")
-    count = len(args.revisions) if args.revisions else len(index)
-    kept = len(rendering.confirmed)
-    how = (
-        f"{count - kept} rendered, {kept} released packages kept as their releases recorded them "
-        "(`check` renders them all)"
-        if kept
-        else "every one rendered"
-    )
-    print(f"{out}: {len(rendering.files)} files of {count} revisions; {how}")
-    return 0
-
-
-def _generate_document(args: argparse.Namespace) -> int:
-    from .caching import default_cache_dir
-    from .output.render import render_one_document
-    from .output.smoke import import_packages
-    from .output.tree import check_output_folder, recover, write_tree
-    from .reading.validate import file_problems, known_problems
-
+    if args.spec is None:
+        project = Project(args.spec_dir, args.out or DEFAULT_OUT, args.readme)
+        project.build(_Printed(), args.revisions)
+        return 0
     if args.out is None:
         raise GeneratorError("--spec needs --out: the folder to write the package into")
     if args.revisions:
         raise GeneratorError("--revision is for the revisions of spec/, not with --spec")
-    # What openapi-spec-validator finds is reported; the generator reads what it can leniently,
-    # and what would give wrong code stops it (located errors from the parser and the views).
-    # The validator takes as long as the rest together on a large document: it runs beside, and
-    # its warnings come when it is done (they do not stop the generation); what it found in the
-    # same document before is taken from the cache.
-    cache_dir = default_cache_dir()
-    known = known_problems(args.spec, cache_dir)
-    with contextlib.ExitStack() as stack:
-        if known is None:
-            pool = stack.enter_context(
-                concurrent.futures.ProcessPoolExecutor(1, mp_context=_worker_context())
-            )
-            problems = pool.submit(file_problems, args.spec, cache_dir)
-        try:
-            document = parse_file(args.spec, lenient=True)
-            package = _package_info(args, document.title)
-            recover(args.out.resolve())
-            check_output_folder(args.out.resolve(), package.import_name)
-            rendering = render_one_document(
-                args.spec, document, package, args.package_version, cache_dir=cache_dir
-            )
-            for warning in rendering.warnings:
-                print(f"warning: {warning}", file=sys.stderr)
-
-            def verify(staging: Path) -> None:
-                import_packages([(staging, package.import_name)], cache_dir)
-
-            write_tree(rendering.files, args.out, package=package.import_name, verify=verify)
-        finally:
-            _report_problems(known if known is not None else problems)
-    print(f"rendered {len(rendering.files)} files of {args.spec} into {args.out}")
+    package = DocumentPackage(
+        args.spec,
+        args.out,
+        package=args.package,
+        distribution=args.distribution,
+        env_prefix=args.env_prefix,
+        version=args.package_version,
+    )
+    package.build(_Printed())
     return 0
 
 
-def _report_problems(problems: list[Problem] | concurrent.futures.Future[list[Problem]]) -> None:
-    """Print the validator's findings as warnings; a worker that died is a warning too (its
-    findings never stop a generation)."""
-    try:
-        found = problems if isinstance(problems, list) else problems.result()
-    except Exception as exc:  # the worker was killed (out of memory, a signal)
-        print(f"warning: openapi-spec-validator did not finish: {exc!r}", file=sys.stderr)
-        return
-    for problem in found:
-        print(f"warning: {problem}", file=sys.stderr)
-
-
-def _worker_context() -> multiprocessing.context.BaseContext:
-    """Fork where the platform has it (the worker starts at once, with the modules loaded)."""
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else None)
-
-
-def _package_info(args: argparse.Namespace, title: str) -> PackageInfo:
-    """The package's names: given, else from the document's title (else its file's name)."""
-    from .output.render import PackageInfo
-
-    title = title or args.spec.stem
-    words = re.findall(r"[0-9A-Za-z]+", title.lower()) or ["api"]
-    name = args.package or shorten("_".join(words))
-    if not name.isidentifier() or keyword.iskeyword(name):
-        raise GeneratorError(f"--package {name!r} is not a Python package name")
-    distribution = args.distribution or name.replace("_", "-")
-    prose = title if title.lower().endswith(("api", "apis")) else f"{title} API"
-    prefix = args.env_prefix or name.upper()
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", prefix):
-        raise GeneratorError(f"--env-prefix {prefix!r} is not the start of a variable's name")
-    return PackageInfo(name, distribution, f"the {prose}", False, env_prefix=prefix)
-
-
 def _check(args: argparse.Namespace) -> int:
-    from .changes import compat
-    from .output import readme
-    from .reading.fieldroles import load_field_roles
-    from .output.render import render_all
-    from .changes.versions import package_versions
-    from .output.tree import read_tree, tree_differences
+    from .project import Project
 
-    index = load_index(args.spec_dir)
-    expected = render_all(index).files
-    differences = list(tree_differences(expected, read_tree(args.out), label=str(args.out)))
-    if args.readme.is_file():
-        text = args.readme.read_text(encoding="utf-8")
-        posts = load_releases(index.spec_dir).post_releases
-        wanted = readme.with_table(
-            text, readme.revision_table(package_versions(index), posts), source=str(args.readme)
-        )
-        differences += tree_differences(
-            {args.readme.name: wanted.encode()}, {args.readme.name: text.encode()}, label="."
-        )
-        matrix = args.readme.parent / compat.COMPATIBILITY_FILE
-        have = {matrix.name: matrix.read_bytes()} if matrix.is_file() else {}
-        wanted_matrix = compat.compatibility_text(list(index), load_field_roles(index.spec_dir))
-        differences += tree_differences({matrix.name: wanted_matrix.encode()}, have, label=".")
+    expected = Project(args.spec_dir, args.out, args.readme).expected()
+    differences = [difference for files in expected for difference in files.differences()]
     for difference in differences:
         print(difference, end="" if difference.endswith("\n") else "\n")
     if differences:

@@ -145,6 +145,8 @@ def dropped_additions(index: RevisionIndex, changes: Sequence[Change]) -> list[s
 def remove_revision(spec_dir: Path, revision_id: str, generated: Path, readme: Path | None) -> None:
     """Take back the newest revision while it is not released: its document, its entry in the
     index, its generated package, and its rows in the README's table and COMPATIBILITY.md."""
+    from .project import Project
+
     index = load_index(spec_dir)
     revision = index.get(revision_id)
     if revision is not index[-1]:
@@ -169,17 +171,14 @@ def remove_revision(spec_dir: Path, revision_id: str, generated: Path, readme: P
     if (package / "pyproject.toml").is_file():
         shutil.rmtree(package)
         print(f"deleted {package}")
-    if readme is not None and readme.is_file():
-        from .output import readme as table
-        from .changes.compat import write_compatibility
-        from .changes.versions import package_versions
-
-        remaining = load_index(spec_dir)
-        posts = load_releases(spec_dir).post_releases
-        if table.update(readme, package_versions(remaining), posts):
-            print(f"removed the revision's row from {readme}")
-        if write_compatibility(remaining, readme.parent):
-            print(f"updated {readme.parent / 'COMPATIBILITY.md'}")
+    remaining = Project(spec_dir, generated, readme)  # read again: without the revision
+    for document in remaining.documents():
+        if document.write():
+            print(
+                f"removed the revision's row from {readme}"
+                if document.path == readme
+                else f"updated {document.name}"
+            )
 
 
 def remove_entry(index: RevisionIndex, revision_id: str) -> None:

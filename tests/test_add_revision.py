@@ -258,12 +258,10 @@ def test_remove_revision_takes_back_the_newest_revision_everywhere(project, caps
     (package / "together_rl" / "_revision.py").write_text("SPEC_REVISION = 'oops1'\n")
     assert main(["--spec-dir", str(project / "spec"), "compat"]) == 0
     readme = project / "README.md"
-    from generator.output import readme as table
-    from generator.changes.compat import write_compatibility
-    from generator.changes.versions import package_versions
+    from generator.project import Project
 
-    table.update(readme, package_versions(load_index(project / "spec")))
-    write_compatibility(load_index(project / "spec"), project)
+    for document in Project(project / "spec", project / "generated", readme).documents():
+        document.write()
     assert "`oops1`" in readme.read_text()
     capsys.readouterr()
     assert remove(project, "oops1") == 0

@@ -11,7 +11,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.output import render
+from generator.output import document, package
 from generator.changes.diff import diff_documents
 from generator.errors import GeneratorError
 from generator.reading.parser import parse_document
@@ -118,20 +118,20 @@ def documents(draw: st.DrawFn) -> dict:
 
 
 @functools.cache
-def _templates() -> render.Templates:
-    return render.load_templates()
+def _templates() -> package.Templates:
+    return package.load_templates()
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(raw=documents(), other=documents())
 def test_only_the_project_s_own_errors_escape(tmp_path, raw, other):
     templates = _templates()
-    info = render.PackageInfo("anything", "anything", "the API", False)
+    info = package.PackageInfo("anything", "anything", "the API", False)
     source = tmp_path / "any.json"
     source.write_text(json.dumps(raw))
     try:
         doc = parse_document(raw, source=str(source), lenient=True)
-        render.render_document(templates, Revision.of_document(doc, source), info, "1")
+        document.render_document(templates, Revision.of_document(doc, source), info, "1")
     except GeneratorError:
         pass
     try:

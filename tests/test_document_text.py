@@ -34,7 +34,8 @@ from test_any_document import load_package
 
 from generator.errors import GeneratorError
 from generator.reading.parser import parse_document
-from generator.output.render import PackageInfo, render_one_document
+from generator.output.document import render_one_document
+from generator.output.package import PackageInfo
 
 PAYLOADS = [
     '"',

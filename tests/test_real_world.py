@@ -21,7 +21,8 @@ from wire import call_and_check, one_per_tag
 
 from generator.changes import diff
 from generator.reading import ir
-from generator.output import render
+from generator.output.document import render_document
+from generator.output.package import PackageInfo, load_templates
 from generator.release.build import build_packages
 from generator.reading.loader import load_yaml
 from generator.reading.parser import parse_file
@@ -104,8 +105,8 @@ def package(request, tmp_path_factory):
     doc = parse_file(path, lenient=True)
     revision = Revision.of_document(doc, path)
     import_name = "rw_" + "".join(c if c.isalnum() else "_" for c in _name(path))
-    info = render.PackageInfo(import_name, import_name, "the API", False)
-    files = render.render_document(render.load_templates(), revision, info, "1.0.0")
+    info = PackageInfo(import_name, import_name, "the API", False)
+    files = render_document(load_templates(), revision, info, "1.0.0")
     out = tmp_path_factory.mktemp("real-world")
     for name, (_, text) in files.rendered.items():
         (out / name).parent.mkdir(parents=True, exist_ok=True)

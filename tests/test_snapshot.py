@@ -10,15 +10,16 @@ import pytest
 from conftest import ROOT
 from pycode import unused_imports
 
-from generator.output import render, tree
+from generator.output import package, render, tree
 from generator.cli import main
+from generator.project import Project
 from generator.reading.revisions import load_index
 from generator.changes.versions import package_versions
 
 
 @pytest.fixture(scope="module")
 def rendered():
-    return render.render_all(load_index(ROOT / "spec")).files
+    return Project(ROOT / "spec", ROOT / "generated").packages().files
 
 
 def test_generated_tree_is_byte_identical_to_a_fresh_render(rendered):
@@ -98,7 +99,7 @@ def test_a_failed_generation_writes_nothing(copy_of_generated, monkeypatch, tmp_
     monkeypatch.setenv("TOGETHER_RL_CODEGEN_CACHE", str(tmp_path / "cache"))  # render them all
 
     def broken(*args, **kwargs):
-        raise render.RenderError("models.py.jinja: boom")
+        raise package.RenderError("models.py.jinja: boom")
 
     monkeypatch.setattr(render, "render_package", broken)
     assert (
@@ -110,12 +111,12 @@ def test_a_failed_generation_writes_nothing(copy_of_generated, monkeypatch, tmp_
 
 def test_invalid_python_from_a_template_is_an_error_naming_it(tmp_path):
     templates = tmp_path / "templates"
-    shutil.copytree(render.TEMPLATES_DIR, templates)
+    shutil.copytree(package.TEMPLATES_DIR, templates)
     (templates / "together_rl" / "__init__.py.jinja").write_text("def broken(:\n")
     with pytest.raises(
-        render.RenderError, match=r"together_rl/__init__.py.jinja rendered invalid Python"
+        package.RenderError, match=r"together_rl/__init__.py.jinja rendered invalid Python"
     ):
-        render.render_all(load_index(ROOT / "spec"), ["baseline"], templates=templates)
+        Project(ROOT / "spec", ROOT / "generated", templates=templates).packages(["baseline"])
 
 
 def test_generate_one_revision_replaces_only_its_folder(copy_of_generated):

@@ -45,7 +45,6 @@ import json
 import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from . import conformance
@@ -67,10 +66,9 @@ from ..reading.fieldroles import (
     FieldRoles,
     ReferenceRules,
     Session,
-    load_field_roles,
     resolve,
 )
-from ..reading.revisions import Revision, RevisionIndex
+from ..reading.revisions import Revision
 
 Outcome = Literal["works", "rejected", "ignored", "default-differs", "kept-raw", "missing"]
 OUTCOMES: tuple[Outcome, ...] = (
@@ -778,13 +776,3 @@ COMPATIBILITY_TITLE = "Which clients work with which servers"
 def compatibility_text(revisions: Sequence[Revision], roles: FieldRoles) -> str:
     """The text of COMPATIBILITY.md: the matrix of every pair of revisions."""
     return as_markdown(revisions, matrix(revisions, roles), title=COMPATIBILITY_TITLE)
-
-
-def write_compatibility(index: RevisionIndex, folder: Path) -> bool:
-    """Write ``folder/COMPATIBILITY.md`` for the revisions of ``index``; whether it changed."""
-    path = folder / COMPATIBILITY_FILE
-    text = compatibility_text(list(index), load_field_roles(index.spec_dir))
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return False
-    path.write_text(text, encoding="utf-8")
-    return True

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from ..errors import GeneratorError
 from ..changes.versions import VersionedChanges, own_versions
@@ -31,14 +30,3 @@ def with_table(text: str, table: str, *, source: str) -> str:
     if start < 0 or end < start:
         raise GeneratorError(f"{source}: the markers {START!r} and {END!r} are missing")
     return text[: start + len(START)] + "\n" + table + "\n" + text[end:]
-
-
-def update(
-    path: Path, versions: Sequence[VersionedChanges], posts: Mapping[str, int] | None = None
-) -> bool:
-    """Rewrite the table in the README at ``path``; return whether it changed."""
-    text = path.read_text(encoding="utf-8")
-    new = with_table(text, revision_table(versions, posts), source=str(path))
-    if new != text:
-        path.write_text(new, encoding="utf-8")
-    return new != text

@@ -1,211 +1,44 @@
-"""Render ``templates/`` into one installable package per revision.
+"""The packages of ``spec/``'s revisions, and the formatting every rendered package gets.
 
-``templates/`` mirrors a package: a file ending in ``.jinja`` is rendered (once, once per
-operation where its name holds ``{operation}``, or once per module of a split ``models.py`` where
-it holds ``{part}``) to the path without the suffix; any other file is runtime code that is the
-same in every package, copied as it is. ``templates/include/`` holds what templates include, and
-is not a file of the package. Rendered Python is black's layout (the pinned black formats it, or
-the statements the templates could not fit; see :mod:`generator.output.formatting`). Output is a pure
-function of ``spec/`` and ``templates/``: no timestamps, no absolute paths, stable ordering.
+A revision's package is rendered from the revisions up to it (its changelog, its compatibility
+with earlier revisions) with the data it is handed: the field roles of the local reference and
+the status kinds (see :mod:`generator.output.package` for how the templates become files).
+Rendered Python is black's layout (the pinned black formats it, or the statements the templates
+could not fit; see :mod:`generator.output.formatting`). Output is a pure function of its inputs
+and ``templates/``: no timestamps, no absolute paths, stable ordering.
 """
 
 from __future__ import annotations
 
-import contextlib
-import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
+from together_rl_runtime.settings import SESSION_DEFAULTS
 
-from ..changes import changelog, compat
-from ..reading import ir, runtime
-from ..views.docpage import operation_page
-from ..errors import GeneratorError, SpecError, UnsupportedConstructError
-from ..reading.values import sample
-from together_rl_runtime.settings import SESSION_DEFAULTS, Sets
-
-from ..reading.fieldroles import FieldRoles, load_field_roles
-from .formatting import FormatCache, format_long_lines, format_sources
+from ..changes import compat
+from ..changes.versions import VersionedChanges
+from ..pointer import locate
+from ..reading import ir
+from ..reading.fieldroles import FieldRoles
+from ..reading.revisions import Revision
+from ..reading.statuses import STATUSES_PATH, StatusKinds, unclassified
+from ..views.example import example
 from ..views.pyclient import PyClient, build_client
 from ..views.pymodel import PyModule, build_module
-from ..pointer import locate
-from ..views.pyparts import split_models
 from ..views.reference import ReferenceView, reference_view
-from ..caching import Store, digest
-from ..release.records import (
-    RELEASES_FILE,
-    REVISION_DISTRIBUTION,
-    Releases,
-    ReleasesError,
-    differences,
-    frozen_error,
-    load_releases,
+from .formatting import FormatCache, format_long_lines, format_sources
+from .package import (
+    REVISION_PACKAGE,
+    TEMPLATES_DIR,
+    PackageFiles,
+    RenderError,
+    Templates,
+    load_templates,
+    located,
+    package_files,
 )
-from ..reading.revisions import INDEX_NAME, Revision, RevisionIndex
-from .tree import read_tree
-from ..reading.statuses import STATUSES_PATH, StatusKinds, load_statuses, unclassified
-from ..literals import pyrepr
-from .templating import environment
-from ..changes.versions import VersionedChanges, own_versions, package_versions
-
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
-TEMPLATE_SUFFIX = ".jinja"
-PER_OPERATION = "{operation}"
-PER_PART = "{part}"
-INCLUDES = "include/"
-
-
-class RenderError(GeneratorError):
-    """A template failed to render, or rendered something black cannot parse."""
-
-
-# -- one package -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Example:
-    imports: tuple[str, ...]
-    lines: tuple[str, ...]
-    submit: str
-    call_args: str
-    required_args: str
-    """The submit call's arguments with only the required body fields."""
-    wait: str
-    wait_args: str
-
-
-def _example(doc: ir.Document, module: PyModule, client: PyClient) -> Example:
-    """README usage: submit and wait for the first operation that has a waiter; build its request
-    body and read its success response as models."""
-    operation = next(op for op in doc.operations if op.request_body and op.request_body.schema)
-    assert operation.request_body is not None and operation.request_body.schema is not None
-    body_schema = operation.request_body.schema
-    response = next(r for r in operation.responses if r.status.startswith("2") and r.schema)
-    assert response.schema is not None
-    body, reply = _model_name(body_schema, module), _model_name(response.schema, module)
-    body_json = sample(doc, body_schema, optional_object=True)
-    reply_json = sample(doc, response.schema)
-    waiter = client.waiters[0] if client.waiters else None
-    if waiter is None:
-        raise RenderError("the README example needs an operation that can be waited for")
-    path_args = ", ".join(
-        pyrepr(f"{p.name.replace('_id', '')}-1") for p in waiter.submit.path_parameters
-    )
-    keywords = ", ".join(f"{k}={pyrepr(v)}" for k, v in body_json.items())
-    required = ", ".join(f"{k}={pyrepr(v)}" for k, v in sample(doc, body_schema).items())
-    return Example(
-        submit=waiter.submit.method_name,
-        call_args=", ".join(a for a in (path_args, keywords) if a),
-        required_args=", ".join(a for a in (path_args, required) if a),
-        wait=waiter.method_name,
-        wait_args=", ".join(a for a in (path_args, "operation") if a),
-        imports=tuple(sorted({body, reply})),
-        lines=(
-            f"body = {body}.from_dict({pyrepr(body_json)})",
-            "print(body.to_json())",
-            "",
-            f"reply = {reply}.from_dict({pyrepr(reply_json)})",
-            "print(reply)",
-        ),
-    )
-
-
-def _reference(
-    doc: ir.Document, module: PyModule, client: PyClient, roles: FieldRoles
-) -> ReferenceView:
-    """What the reference templates need: the rules of the request fields, and the routes and
-    answers of the operation the reference serves and of its retrieve twin."""
-    operation = doc.operation(roles.operation)
-    waiter = next((w for w in client.waiters if operation and w.submit.key == operation.key), None)
-    if waiter is None:
-        raise RenderError(
-            f"{roles.source}#/operation: the local reference serves {roles.operation!r}, which "
-            "needs a GET twin that reads its operations back"
-        )
-    return reference_view(doc, roles, module, waiter)
-
-
-def _model_name(schema: ir.Schema, module: PyModule) -> str:
-    if not isinstance(schema, ir.Ref):
-        raise RenderError(
-            "the README example needs request and response bodies that are named schemas"
-        )
-    return module.classes[schema.name]
-
-
-@dataclass(frozen=True)
-class Templates:
-    """The files of ``templates/``: those to render, and the runtime files copied as they are."""
-
-    environment: jinja2.Environment
-    rendered: tuple[str, ...]
-    """The names of the templates (``together_rl/models.py.jinja``), sorted."""
-    static: dict[str, bytes]
-    """The runtime files by their path in a package (``together_rl/_model.py``)."""
-
-
-def load_templates(folder: Path = TEMPLATES_DIR, cache_dir: Path | None = None) -> Templates:
-    files = sorted(
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    )
-    files = [f for f in files if not f.startswith(INCLUDES)]
-    return Templates(
-        environment=environment(folder, cache_dir),
-        rendered=tuple(f for f in files if f.endswith(TEMPLATE_SUFFIX)),
-        static={f: (folder / f).read_bytes() for f in files if not f.endswith(TEMPLATE_SUFFIX)},
-    )
-
-
-@dataclass(frozen=True)
-class PackageInfo:
-    """Who a generated package is."""
-
-    import_name: str
-    """The Python package (``together_rl``)."""
-    distribution: str
-    """The distribution on a package index (``together-rl``)."""
-    title: str
-    """The API, as the package's prose names it."""
-    revisions: bool
-    """A package of ``spec/``'s stream of revisions: with its changelog, its compatibility with
-    earlier revisions, and the local reference of the optimizer; it depends on the runtime
-    distribution. A package of one document carries a copy of the client core instead."""
-    env_prefix: str = "TOGETHER"
-    """The prefix of the environment variables the client reads (``TOGETHER_API_KEY``)."""
-
-    @property
-    def runtime(self) -> str:
-        """Where the package's modules import the runtime from."""
-        return runtime.IMPORT_NAME if self.revisions else f".{runtime.VENDORED}"
-
-    @property
-    def api_key_env(self) -> str:
-        return f"{self.env_prefix}_API_KEY"
-
-    @property
-    def base_url_env(self) -> str:
-        return f"{self.env_prefix}_BASE_URL"
-
-
-REVISION_PACKAGE = PackageInfo("together_rl", "together-rl", "the Together RL API", True)
-TEMPLATE_PACKAGE = "together_rl"
-"""The folder of ``templates/`` that becomes the Python package."""
-
-
-@dataclass(frozen=True)
-class PackageFiles:
-    """The files of one package: rendered texts, each ``(template name, text)`` (Python not yet
-    formatted), and runtime files as they are, by path in the package's folder."""
-
-    rendered: dict[str, tuple[str, str]]
-    static: dict[str, bytes]
-    warnings: list[str]
-    notes: list[str] = field(default_factory=list)
 
 
 def render_package(
@@ -223,7 +56,7 @@ def render_package(
     revisions = [entry.revision for entry in history]
     revision = revisions[-1]
     doc = revision.document
-    with _located(revision):
+    with located(revision):
         module = build_module(revisions, len(revisions) - 1)
         client = build_client(doc, module, statuses, revision_package=True)
     reference = _reference(doc, module, client, roles)
@@ -257,10 +90,10 @@ def render_package(
         "servers": servers,
         "pair_details": compat.details,
         "not_applied": {p.server.id: compat.not_applied(p) for p in servers},
-        "example": _example(doc, module, client),
+        "example": example(doc, module, client),
         "omitted": doc.omitted,
     }
-    files = _package_files(templates, doc, revision, module, client, context, history, warnings)
+    files = package_files(templates, doc, revision, module, client, context, history, warnings)
     files.notes.extend(_declared_defaults(revision, reference))
     return files
 
@@ -301,204 +134,25 @@ def _unclassified_statuses(
     return warnings
 
 
-def render_document(
-    templates: Templates,
-    revision: Revision,
-    package: PackageInfo,
-    version: str,
-) -> PackageFiles:
-    """The files of the package of one OpenAPI document, whatever its API: the models, the
-    client and the docs pages (no changelog, compatibility or local reference)."""
-    revision, module, client = _views(revision)
-    doc = revision.document
-    if not doc.operations:
-        left = "".join(f"\n  left out {o.anchor}: {o.reason}" for o in doc.omitted)
-        what = f"every operation was left out:{left}" if left else "the document has no operations"
-        raise SpecError("/paths", f"no package to write: {what}", source=str(revision.file))
-    context: dict[str, Any] = {
-        "package": package,
-        "revision": revision,
-        "version": version,
-        "entries": [VersionedChanges(revision, (), version, True)],
-        "reference": None,
-        "servers": [],
-        "not_applied": {},
-        "example": None,
-        "omitted": doc.omitted,
-    }
-    source = str(revision.file)
-    assert module.names is not None
-    warnings = [f"left out {locate(source, o.pointer)}: {o.reason}" for o in doc.omitted]
-    warnings += [f"read {locate(source, d.pointer)}: {d.message}" for d in doc.diagnostics]
-    warnings += [f"renamed {locate(source, r.pointer)}: {r.message}" for r in module.names.renames]
-    return _package_files(templates, doc, revision, module, client, context, [], warnings)
-
-
-def _views(revision: Revision) -> tuple[Revision, PyModule, PyClient]:
-    """The models and the client of one document; an operation that the views cannot render
-    (a construct the parser reads but the generator cannot represent in Python) is left out
-    and listed, as the parser leaves out what it cannot read."""
-    doc = revision.document
-    while True:
-        try:
-            with _located(revision):
-                module = build_module([revision], 0)
-                return revision, module, build_client(doc, module)
-        except UnsupportedConstructError as exc:
-            culprits = [op for op in doc.operations if exc.pointer in _places(op)]
-            if not culprits:
-                raise
-            left = [
-                ir.Omission(pointer=op.pointer, reason=f"{exc.pointer}: {exc.message}")
-                for op in culprits
-            ]
-            doc = replace(
-                doc,
-                operations=tuple(op for op in doc.operations if op not in culprits),
-                omitted=doc.omitted + tuple(left),
-            )
-            revision = Revision.of_document(doc, revision.file)
-
-
-def _places(op: ir.Operation) -> frozenset[str]:
-    """The pointers of an operation and of everything it holds (bodies, parameters and
-    responses may be components of their own), and every pointer under those."""
-    roots = [op.pointer, *(p.pointer for p in op.parameters), *(r.pointer for r in op.responses)]
-    if op.request_body is not None:
-        roots.append(op.request_body.pointer)
-    return _Under(roots)
-
-
-class _Under(frozenset[str]):
-    """Pointers, where ``in`` also holds for any pointer under one of them."""
-
-    def __contains__(self, pointer: object) -> bool:
-        return isinstance(pointer, str) and any(
-            pointer == root or pointer.startswith(root + "/") for root in self
+def _reference(
+    doc: ir.Document, module: PyModule, client: PyClient, roles: FieldRoles
+) -> ReferenceView:
+    """What the reference templates need: the rules of the request fields, and the routes and
+    answers of the operation the reference serves and of its retrieve twin."""
+    operation = doc.operation(roles.operation)
+    waiter = next((w for w in client.waiters if operation and w.submit.key == operation.key), None)
+    if waiter is None:
+        raise RenderError(
+            f"{roles.source}#/operation: the local reference serves {roles.operation!r}, which "
+            "needs a GET twin that reads its operations back"
         )
-
-
-@contextlib.contextmanager
-def _located(revision: Revision) -> Iterator[None]:
-    """Name the document in an error the views raise with a pointer alone."""
-    try:
-        yield
-    except SpecError as exc:
-        if exc.source is not None:
-            raise
-        located = type(exc)(exc.pointer, exc.message, source=str(revision.file))
-        raise located from None
-
-
-def _package_files(
-    templates: Templates,
-    doc: ir.Document,
-    revision: Revision,
-    module: PyModule,
-    client: PyClient,
-    context: dict[str, Any],
-    history: Sequence[VersionedChanges],
-    warnings: list[str],
-) -> PackageFiles:
-    package: PackageInfo = context["package"]
-    names = module.names
-    assert names is not None
-    pages = [operation_page(doc, op, names.pages.get(op.route)) for op in doc.operations]
-    parts = split_models(module)
-    releases = (*client.runtime_releases, *_since(context["reference"]))
-    context = {
-        **context,
-        "module": module,
-        "parts": parts,
-        "client": client,
-        "pages": pages,
-        "runtime": package.runtime,
-        "runtime_requirement": runtime.requirement(
-            _settings_used(context["reference"]), releases=releases
-        ),
-        "runtime_reference_requirement": runtime.requirement(
-            _settings_used(context["reference"]), "reference", releases
-        ),
-    }
-    rendered = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
-    for name in doc.files:  # the files its $refs read, where they are beside it
-        rendered[name] = ("", (revision.file.parent / name).read_text(encoding="utf-8"))
-    for template_name in templates.rendered:
-        output = _output(template_name.removesuffix(TEMPLATE_SUFFIX), package)
-        if not _wanted(output, package, context):
-            continue
-        template = templates.environment.get_template(template_name)
-        if PER_OPERATION in output:
-            for page in pages:
-                changes = changelog.changes_section(
-                    changelog.for_operation(history[1:], page.operation.key), limit=4
-                )
-                text = _render(template, page=page, changes=changes, **context)
-                rendered[output.replace(PER_OPERATION, page.name)] = (template_name, text)
-        elif PER_PART in output:
-            for part in parts:
-                text = _render(template, part=part, **context)
-                rendered[output.replace(PER_PART, part.number)] = (template_name, text)
-        else:
-            rendered[output] = (template_name, _render(template, **context))
-    static = {
-        _output(path, package): content
-        for path, content in templates.static.items()
-        if _wanted(_output(path, package), package, context)
-    }
-    if not package.revisions:  # a package of one document carries the client core
-        static |= {
-            f"{package.import_name}/{path}": content
-            for path, content in runtime.vendored_files().items()
-            if _wanted(f"{package.import_name}/{path}", package, context)
-        }
-    return PackageFiles(rendered, static, warnings)
-
-
-def _since(reference: ReferenceView | None) -> tuple[str, ...]:
-    """The runtime releases the package's reference needs beyond its settings'."""
-    return () if reference is None else reference.runtime_since
-
-
-def _settings_used(reference: ReferenceView | None) -> set[str]:
-    """The settings the package's request fields set in the local reference."""
-    if reference is None:
-        return set()
-    return {
-        setting
-        for _, rules in reference.rules.sessions
-        for _, rule in rules
-        if isinstance(rule, Sets)
-        for setting in rule.settings
-    }
-
-
-def _output(path: str, package: PackageInfo) -> str:
-    """A template's path in the package: its Python package folder named as the package is."""
-    head, _, rest = path.partition("/")
-    return f"{package.import_name}/{rest}" if head == TEMPLATE_PACKAGE and rest else path
-
-
-def _wanted(path: str, package: PackageInfo, context: dict[str, Any]) -> bool:
-    """Whether a package has this file: the changelog and the local reference only a package
-    of the revision stream."""
-    if path == "CHANGELOG.md":
-        return package.revisions
-    if path.startswith(f"{package.import_name}/reference/"):
-        return context["reference"] is not None
-    return True
-
-
-def _render(template: jinja2.Template, **context: Any) -> str:
-    try:
-        return template.render(**context)
-    except jinja2.TemplateError as exc:
-        raise RenderError(f"{template.name}: {exc}") from exc
+    return reference_view(doc, roles, module, waiter)
 
 
 @dataclass(frozen=True)
 class Rendering:
-    """What :func:`render_all` produced."""
+    """What :func:`render_revisions` (or :func:`~generator.output.document.render_one_document`)
+    produced."""
 
     files: dict[str, bytes]
     """Every file, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...)."""
@@ -508,157 +162,47 @@ class Rendering:
     """What is worth a line but needs no action: declared defaults that differ from the session
     defaults, ..."""
     confirmed: tuple[str, ...] = ()
-    """The revisions whose released package was found, byte for byte as released, in the folder
-    given as ``reuse``: taken as they are, not rendered again."""
+    """The revisions whose package is in ``files`` not rendered but taken as it was: a released
+    package found byte for byte as released (see :mod:`generator.release.packages`)."""
 
 
-def render_all(
-    index: RevisionIndex,
-    revision_ids: Sequence[str] | None = None,
+def render_revisions(
+    history: Sequence[VersionedChanges],
+    versions: Mapping[str, str],
+    roles: FieldRoles,
+    statuses: StatusKinds,
+    revision_ids: Collection[str],
     *,
     templates: Path = TEMPLATES_DIR,
     cache_dir: Path | None = None,
     black_everything: bool = True,
-    reuse: Path | None = None,
 ) -> Rendering:
-    """Every package's files (or those of ``revision_ids``).
-
-    With ``reuse`` (what ``generate`` passes: the folder it writes) and ``cache_dir``, a
-    revision's package is taken from that folder rather than rendered where it is released (as
-    this version: no post-release since), every file there is as the release record hashes it,
-    and a render from the same inputs (see :func:`_inputs_of`) gave exactly the release before:
-    the work of ``generate`` grows with the revisions that can change, and a change to the
-    templates or the generator renders every package again, so that one that would alter a
-    released package is still refused. ``check`` renders every package.
+    """The packages of ``revision_ids``: each rendered from the entries of ``history`` (every
+    revision of the index with its changes and version, oldest first) up to its own, as the
+    version ``versions`` gives it, with the local reference's field ``roles`` and the status
+    kinds ``statuses``.
 
     Rendered Python files are formatted by the pinned black once all templates rendered: each
     distinct text once (several are the same in every package), in parallel processes; without
     ``black_everything`` (what ``generate`` does), only the statements the templates could not
-    fit in the line length (see :func:`~generator.output.formatting.format_long_lines`): the templates
-    lay out the rest as black does, which ``check`` and the snapshot tests, formatting all, hold
-    them to. With ``cache_dir`` (what ``generate`` passes), templates are compiled once and kept
-    there, and texts that black already left unchanged are not formatted again (see
+    fit in the line length (see :func:`~generator.output.formatting.format_long_lines`): the
+    templates lay out the rest as black does, which ``check`` and the snapshot tests, formatting
+    all, hold them to. With ``cache_dir`` (what ``generate`` passes), templates are compiled once
+    and kept there, and texts that black already left unchanged are not formatted again (see
     :class:`~generator.output.formatting.FormatCache`); the output is the same either way.
     """
     folder = load_templates(templates, cache_dir)
-    roles = load_field_roles(index.spec_dir)
-    statuses = load_statuses(index.spec_dir)
-    releases = load_releases(index.spec_dir)
-    history = package_versions(index)
-    versions = {r.id: v for r, v in zip(index, own_versions(history, releases.post_releases))}
-    wanted = set(revision_ids) if revision_ids else {r.id for r in index}
-    for revision_id in wanted:
-        index.get(revision_id)  # an unknown id is an error
-    packages: dict[str, PackageFiles] = {}
-    confirmed: dict[str, dict[str, bytes]] = {}
-    verified = Store(cache_dir, "released-as-rendered", {}) if cache_dir is not None else None
-    shared = _shared_inputs(index, templates) if verified is not None else ""
-    inputs: dict[str, str] = {}
-    for position, revision in enumerate(index):
-        if revision.id not in wanted:
-            continue
-        version = versions[revision.id]
-        if verified is not None and releases.find(REVISION_DISTRIBUTION, version) is not None:
-            inputs[revision.id] = _inputs_of(shared, index[: position + 1], version)
-            if verified.get(inputs[revision.id]) == b"ok":
-                as_released = _as_released(reuse, revision.id, releases, version)
-                if as_released is not None:
-                    confirmed[revision.id] = as_released
-                    continue
-        packages[revision.id] = render_package(
-            folder, history[: position + 1], roles, statuses, version
+    packages = {
+        entry.revision.id: render_package(
+            folder, history[: position + 1], roles, statuses, versions[entry.revision.id]
         )
-    rendering = _finish(packages, cache_dir, black_everything=black_everything)
-    _check_frozen(rendering, releases, versions)
-    for revision_id in packages:
-        if verified is not None and revision_id in inputs:
-            verified.put(inputs[revision_id], b"ok")  # rendered exactly as released
-    taken = {
-        f"{revision_id}/{path}": data
-        for revision_id, files in confirmed.items()
-        for path, data in files.items()
+        for position, entry in enumerate(history)
+        if entry.revision.id in revision_ids
     }
-    return replace(
-        rendering,
-        files=dict(sorted({**rendering.files, **taken}.items())),
-        confirmed=tuple(confirmed),
-    )
+    return finish(packages, cache_dir, black_everything=black_everything)
 
 
-def _shared_inputs(index: RevisionIndex, templates: Path) -> str:
-    """The hash of what every revision's package is rendered from besides the revisions: the
-    generator's code, the templates, the runtime, the configuration in ``spec/`` and the
-    versions of the tools (the index and the release record are not: what a package takes from
-    them is in :func:`_inputs_of`)."""
-    from importlib import metadata
-
-    parts: list[bytes | str] = [
-        f"{name} {metadata.version(name)}" for name in ("black", "jinja2", "pyyaml")
-    ]
-    code = Path(__file__).resolve().parents[1]  # the whole generator package
-    for root in (code, templates):
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            if "__pycache__" not in path.parts:
-                parts += [path.relative_to(root).as_posix(), path.read_bytes()]
-    for name, content in sorted(runtime.project_files().items()):
-        parts += [name, content]
-    left_out = {INDEX_NAME, RELEASES_FILE, *(r.file.name for r in index)}
-    for path in sorted(index.spec_dir.glob("*.yaml")):
-        if path.name not in left_out:
-            parts += [path.name, path.read_bytes()]
-    return digest(*parts)
-
-
-def _inputs_of(shared: str, revisions: Sequence[Revision], version: str) -> str:
-    """The hash of what the package of the last of ``revisions`` is rendered from: ``shared``,
-    the package's version, and each revision up to it (its entry in the index and its document)."""
-    parts: list[bytes | str] = [shared, version]
-    for revision in revisions:
-        date = revision.date.isoformat() if revision.date else ""
-        parts += [revision.id, date, revision.note, revision.file.read_bytes()]
-    return digest(*parts)
-
-
-def _as_released(
-    folder: Path | None, revision_id: str, releases: Releases, version: str
-) -> dict[str, bytes] | None:
-    """The files of ``folder/revision_id`` where they are the release of ``version``, every file
-    as the release record hashes it and no other; ``None`` otherwise."""
-    release = releases.find(REVISION_DISTRIBUTION, version)
-    if folder is None or release is None or release.revision != revision_id:
-        return None
-    files = read_tree(folder / revision_id)
-    return files if files and not differences(release, files) else None
-
-
-def _check_frozen(rendering: Rendering, releases: Releases, versions: dict[str, str]) -> None:
-    """Refuse a rendering that would alter a released package (or a runtime that differs from
-    its released version), naming the files and how to ship the change."""
-    problems = []
-    by_package: dict[str, dict[str, bytes]] = {}
-    for path, content in rendering.files.items():
-        folder, _, inner = path.partition("/")
-        by_package.setdefault(folder, {})[inner] = content
-    for revision_id, files in sorted(by_package.items()):
-        release = releases.find(REVISION_DISTRIBUTION, versions[revision_id])
-        changed = differences(release, files) if release is not None else []
-        if release is not None and changed:
-            problems.append(frozen_error(release, f"generated/{revision_id}", changed))
-    runtime_release = releases.find(runtime.DISTRIBUTION, runtime.version())
-    if runtime_release is not None:
-        changed = differences(runtime_release, runtime.project_files())
-        if changed:
-            problems.append(frozen_error(runtime_release, "runtime", changed))
-    if problems:
-        problems.append(
-            "Nothing was written, not even the packages of revisions not released yet: "
-            "`generate --revision ID` renders one of those alone meanwhile, and `check` fails "
-            "until every released package named above renders as it was released"
-        )
-        raise ReleasesError("\n\n".join(problems))
-
-
-def _finish(
+def finish(
     packages: dict[str, PackageFiles], cache_dir: Path | None, *, black_everything: bool = True
 ) -> Rendering:
     """Every package's files under its folder, the Python formatted by black: all of it, or
@@ -689,33 +233,3 @@ def _finish(
     warnings = [w for files in packages.values() for w in files.warnings]
     notes = [n for files in packages.values() for n in files.notes]
     return Rendering(result, tuple(warnings), tuple(notes))
-
-
-def render_one_document(
-    path: Path,
-    document: ir.Document,
-    package: PackageInfo,
-    version: str | None = None,
-    *,
-    templates: Path = TEMPLATES_DIR,
-    cache_dir: Path | None = None,
-) -> Rendering:
-    """The package of ``document``, read (leniently) from the file at ``path``: its files
-    relative to the package's own folder. What the generator does not support is left out and
-    listed in the warnings.
-
-    The templates lay Python out as black does, so black formats only the statements that came
-    out longer than the line length: a whole public document is a large package, and black over
-    all of it would take most of the time."""
-    revision = Revision.of_document(document, path)
-    chosen = version or _pep440(document.version)
-    files = render_document(load_templates(templates, cache_dir), revision, package, chosen)
-    rendering = _finish({"": files}, cache_dir, black_everything=False)
-    return Rendering(
-        {k.removeprefix("/"): v for k, v in rendering.files.items()}, rendering.warnings
-    )
-
-
-def _pep440(version: str) -> str:
-    """The document's version where it is one pip accepts, else ``0.0.0``."""
-    return version if re.fullmatch(r"\d+(\.\d+)*([ab]|rc)?\d*", version or "") else "0.0.0"

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from ..reading import runtime
 from ..errors import GeneratorError
+from .packages import render_packages
 from .records import REVISION_DISTRIBUTION, Release, hashes, load_releases
+from .sources import Sources
 from ..reading.revisions import load_index
 from ..output.tree import read_tree, tree_differences
 from ..changes.versions import own_versions, package_versions
@@ -21,24 +23,23 @@ def release(
     package version is not recorded yet) and, with ``include_runtime``, the runtime's version
     where it is not recorded yet; what was recorded. The packages must be what the generator
     renders, byte for byte."""
-    from ..output.render import render_all
-
-    index = load_index(spec_dir)
-    releases = load_releases(spec_dir)
+    sources = Sources(spec_dir)
+    index, releases = sources.index, sources.releases
     for revision_id in revision_ids:
         index.get(revision_id)  # an unknown id is an error
-    rendering = render_all(index)
+    rendering = render_packages(sources)
     drift = list(tree_differences(rendering.files, read_tree(generated), label=str(generated)))
     if drift:
         raise GeneratorError(
             f"{generated} differs from what the generator renders ({len(drift)} files); run "
             "`python -m generator generate`, review and commit, then release"
         )
-    versions = own_versions(package_versions(index), releases.post_releases)
+    versions = sources.versions()
     recorded: list[Release] = []
-    for revision, version in zip(index, versions):
+    for revision in index:
         if revision_ids and revision.id not in revision_ids:
             continue
+        version = versions[revision.id]
         if releases.find(REVISION_DISTRIBUTION, version) is not None:
             continue
         prefix = f"{revision.id}/"

@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import GeneratorError
+from ..reading import runtime
 from ..reading.loader import load_yaml
 from ..pointer import join
 
@@ -163,3 +164,33 @@ def frozen_error(release: Release, folder: str, paths: Iterable[str]) -> str:
         "`pip install -U together-rl-runtime`), or, on purpose, as a post-release of that "
         f"revision's package: `python -m generator post-release {release.revision}`"
     )
+
+
+def check_frozen(
+    files: Mapping[str, bytes], releases: Releases, versions: Mapping[str, str]
+) -> None:
+    """Refuse packages' ``files`` (by path relative to ``generated/``, each package's version in
+    ``versions``) that would alter a released package, or a runtime that differs from its
+    released version, naming the files and how to ship the change."""
+    problems = []
+    by_package: dict[str, dict[str, bytes]] = {}
+    for path, content in files.items():
+        folder, _, inner = path.partition("/")
+        by_package.setdefault(folder, {})[inner] = content
+    for revision_id, package in sorted(by_package.items()):
+        release = releases.find(REVISION_DISTRIBUTION, versions[revision_id])
+        changed = differences(release, package) if release is not None else []
+        if release is not None and changed:
+            problems.append(frozen_error(release, f"generated/{revision_id}", changed))
+    runtime_release = releases.find(runtime.DISTRIBUTION, runtime.version())
+    if runtime_release is not None:
+        changed = differences(runtime_release, runtime.project_files())
+        if changed:
+            problems.append(frozen_error(runtime_release, "runtime", changed))
+    if problems:
+        problems.append(
+            "Nothing was written, not even the packages of revisions not released yet: "
+            "`generate --revision ID` renders one of those alone meanwhile, and `check` fails "
+            "until every released package named above renders as it was released"
+        )
+        raise ReleasesError("\n\n".join(problems))
