@@ -32,11 +32,20 @@ class Example:
 def example(doc: ir.Document, module: PyModule, client: PyClient) -> Example:
     """README usage: submit and wait for the first operation that has a waiter; build its request
     body and read its success response as models."""
-    operation = next(op for op in doc.operations if op.request_body and op.request_body.schema)
-    assert operation.request_body is not None and operation.request_body.schema is not None
+    operation = next(
+        (op for op in doc.operations if op.request_body and op.request_body.schema), None
+    )
+    if operation is None or operation.request_body is None or operation.request_body.schema is None:
+        raise ExampleError("the README example needs an operation with a request body")
     body_schema = operation.request_body.schema
-    response = next(r for r in operation.responses if r.status.startswith("2") and r.schema)
-    assert response.schema is not None
+    response = next(
+        (r for r in operation.responses if r.status.startswith("2") and r.schema is not None), None
+    )
+    if response is None or response.schema is None:
+        raise ExampleError(
+            f"the README example needs a success response with a body for {operation.key}"
+            f" ({operation.pointer})"
+        )
     body, reply = _model_name(body_schema, module), _model_name(response.schema, module)
     body_json = sample(doc, body_schema, optional_object=True)
     reply_json = sample(doc, response.schema)
