@@ -19,10 +19,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast
 
-from . import ir
-from ..errors import SpecError, UnsupportedConstructError
-from .loader import load_yaml, read_referenced
-from ..pointer import in_file, join, split
+from .. import ir
+from ...errors import SpecError, UnsupportedConstructError
+from ..loader import load_yaml, read_referenced
+from ...pointer import in_file, join, split
 
 SCHEMA_REF_PREFIX = "#/components/schemas/"
 
