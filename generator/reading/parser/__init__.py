@@ -9,12 +9,9 @@ raises :class:`~generator.errors.SpecError`. Nothing is skipped silently.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
 import re
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast
@@ -23,87 +20,31 @@ from .. import ir
 from ...errors import SpecError, UnsupportedConstructError
 from ..loader import load_yaml, read_referenced
 from ...pointer import in_file, join, split
+from .coercion import coerce_value
+from .http import HTTP_TOKEN, is_json, media_essence
+from .keywords import (
+    BESIDE_REF,
+    CONSTRAINTS,
+    KNOWN,
+    OPEN_OR_CLOSED,
+    PRIMITIVES,
+    SHAPING,
+    UNSUPPORTED,
+)
+from .unsupported import digest, first_opaque, operation_refs, operation_schemas, schema_refs
+
+__all__ = [
+    "MAX_DEPTH",
+    "SCHEMA_REF_PREFIX",
+    "Mode",
+    "coerce_value",
+    "is_json",
+    "media_essence",
+    "parse_document",
+    "parse_file",
+]
 
 SCHEMA_REF_PREFIX = "#/components/schemas/"
-
-# Keywords that annotate a schema without changing what the generator produces.
-_ANNOTATIONS = frozenset(
-    {
-        "title",
-        "examples",
-        "readOnly",
-        "writeOnly",
-        "externalDocs",
-        "xml",
-        "$comment",
-        "contentMediaType",
-        "contentEncoding",
-        "$schema",
-        "$id",
-        "$defs",
-        "definitions",
-        "$anchor",
-    }
-)
-# Validation keywords kept on the IR node as constraints.
-_CONSTRAINTS = (
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-)
-_STRUCTURE = frozenset(
-    {
-        "type",
-        "format",
-        "description",
-        "nullable",
-        "default",
-        "example",
-        "deprecated",
-        "enum",
-        "const",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "oneOf",
-        "anyOf",
-        "allOf",
-        "discriminator",
-        "$ref",
-    }
-)
-_KNOWN = _ANNOTATIONS | _STRUCTURE | frozenset(_CONSTRAINTS)
-# JSON Schema keywords the IR cannot represent: an error, never a silent skip.
-_UNSUPPORTED = frozenset(
-    {
-        "not",
-        "if",
-        "then",
-        "else",
-        "patternProperties",
-        "propertyNames",
-        "prefixItems",
-        "contains",
-        "dependentSchemas",
-        "dependentRequired",
-        "unevaluatedProperties",
-        "unevaluatedItems",
-        "$dynamicRef",
-    }
-)
-_PRIMITIVES = ("string", "number", "integer", "boolean", "null")
-
 
 MAX_DEPTH = 100
 """How deep schemas may nest inside one another (``$ref`` s to components do not count)."""
@@ -121,13 +62,6 @@ _STYLES = {
     "header": ("simple",),
     "cookie": ("form",),
 }
-# Keywords beside a ``$ref`` that do not change what the reference means to the generator:
-# annotations, and validation keywords, which the reference then carries as its constraints.
-_BESIDE_REF = frozenset({"$ref", "type", "description", "nullable", "default", "example"})
-_BESIDE_REF |= frozenset({"deprecated"}) | _ANNOTATIONS | frozenset(_CONSTRAINTS)
-# ``additionalProperties: false`` or ``true`` beside a ``$ref``, ``unevaluatedProperties``
-# likewise: request models reject unknown properties anyway, and response models keep them.
-_OPEN_OR_CLOSED = ("additionalProperties", "unevaluatedProperties", "unevaluatedItems")
 
 
 def parse_file(path: Path, *, lenient: bool = False, mode: Mode | None = None) -> ir.Document:
@@ -346,10 +280,10 @@ class _Parser:
     ) -> tuple[dict[str, ir.Schema], list[ir.Operation]]:
         """Leave out the schemas that hold a construct the generator does not support, what
         reaches them, and the operations that do either (each listed with why)."""
-        refs = {name: set(_refs(schema)) for name, schema in schemas.items()}
+        refs = {name: set(schema_refs(schema)) for name, schema in schemas.items()}
         gone: set[str] = set()
         for name, schema in schemas.items():
-            opaque = _first_opaque(schema)
+            opaque = first_opaque(schema)
             if opaque is not None:
                 self.omitted.append(
                     ir.Omission(pointer=schema.pointer, reason=f"{opaque.at}: {opaque.reason}")
@@ -371,8 +305,8 @@ class _Parser:
                     changed = True
         kept_operations = []
         for op in operations:
-            opaque = next(filter(None, map(_first_opaque, _operation_schemas(op))), None)
-            used = set(_operation_refs(op)) & gone
+            opaque = next(filter(None, map(first_opaque, operation_schemas(op))), None)
+            used = set(operation_refs(op)) & gone
             if opaque is not None:
                 reason = f"{opaque.at}: {opaque.reason}"
             elif used:
@@ -418,7 +352,7 @@ class _Parser:
                 raise self.error(here, "a security scheme needs a type")
             carrier = self.string(node, "name", here)
             if kind == "apiKey" and node.get("in") in ("header", "cookie"):
-                if carrier is None or not _TOKEN.fullmatch(carrier):
+                if carrier is None or not HTTP_TOKEN.fullmatch(carrier):
                     raise self.error(
                         join(here, "name"), f"{carrier!r} is not an HTTP token (RFC 9110)"
                     )
@@ -525,7 +459,9 @@ class _Parser:
         kept: dict[tuple[str, str], ir.Parameter] = {}
         for i, node in enumerate(nodes):
             parameter = self.parameter(node, join(pointer, i))
-            if parameter.location in ("header", "cookie") and not _TOKEN.fullmatch(parameter.name):
+            if parameter.location in ("header", "cookie") and not HTTP_TOKEN.fullmatch(
+                parameter.name
+            ):
                 problem = (
                     f"the {parameter.location} name {parameter.name!r} is not an HTTP token "
                     "(RFC 9110), so no request can carry it"
@@ -651,7 +587,7 @@ class _Parser:
             if self.mode == "strict":
                 raise
             return ir.Opaque(
-                pointer=pointer, at=exc.pointer, reason=exc.message, digest=_digest(node)
+                pointer=pointer, at=exc.pointer, reason=exc.message, digest=digest(node)
             )
         finally:
             self.depth -= 1
@@ -661,9 +597,9 @@ class _Parser:
             return ir.AnyValue(pointer=pointer)
         node = self.mapping(node, pointer, "a schema")
         for key in node:
-            if key in _UNSUPPORTED:
+            if key in UNSUPPORTED:
                 raise self.unsupported(join(pointer, key), f"the schema keyword {key!r}")
-            if key not in _KNOWN and not key.startswith("x-"):
+            if key not in KNOWN and not key.startswith("x-"):
                 # JSON Schema ignores unknown keywords; say so, since it is often a misplaced property.
                 self.note(join(pointer, key), f"unknown schema keyword {key!r} ignored")
         if "$ref" in node:
@@ -713,7 +649,7 @@ class _Parser:
         declared = node.get("type")
         listed = declared if isinstance(declared, list) else [] if declared is None else [declared]
         for t in listed:
-            if t not in (*_PRIMITIVES, "object", "array"):
+            if t not in (*PRIMITIVES, "object", "array"):
                 raise self.error(join(pointer, "type"), f"unknown type {t!r}")
         nullable = node.get("nullable", False) is True or "null" in listed
         types = [t for t in listed if t != "null"]
@@ -730,7 +666,7 @@ class _Parser:
             "nullable": nullable,
             "deprecated": self.boolean(node, "deprecated", pointer),
             "constraints": tuple(
-                (k, node[k]) for k in _CONSTRAINTS if k in node and self.checkable(node, k, pointer)
+                (k, node[k]) for k in CONSTRAINTS if k in node and self.checkable(node, k, pointer)
             ),
         }
         examples = node.get("examples")
@@ -788,9 +724,9 @@ class _Parser:
         beside = sorted(
             str(k)
             for k in node
-            if k not in _BESIDE_REF
+            if k not in BESIDE_REF
             and not str(k).startswith("x-")
-            and not (k in _OPEN_OR_CLOSED and isinstance(node[k], bool))
+            and not (k in OPEN_OR_CLOSED and isinstance(node[k], bool))
         )
         if beside:
             rest = {k: v for k, v in node.items() if k != "$ref"}
@@ -831,7 +767,7 @@ class _Parser:
         required = set(_required(node))
         for part, _ in parts:
             required |= set(_required_of(self.resolve_raw(part))) | self.raw_required(part)
-        shaping = set(own) & _SHAPING
+        shaping = set(own) & SHAPING
         if shaping == {"required"} and set(_required(own)) <= required - set(_required(node)):
             shaping = set()  # it repeats what the parts require
         rest = self.schema(own, pointer) if shaping else None
@@ -1097,10 +1033,6 @@ class _Parser:
 
 
 _YET = " is not supported by the generator yet"
-# Keywords that make a schema beside ``allOf`` a part of its own.
-_SHAPING = frozenset(
-    {"properties", "enum", "const", "type", "items", "additionalProperties", "format", "required"}
-) | frozenset(_CONSTRAINTS)
 
 
 def _place(file: str, fragment: str) -> str:
@@ -1143,139 +1075,6 @@ def _shape(schema: ir.Schema) -> str:
 def _strip(schema: ir.Schema) -> ir.Schema:
     """A schema without the place it was read from (to compare two)."""
     return replace(schema, pointer="")
-
-
-def _digest(node: Any) -> str:
-    """The sha256 of a node's JSON, keys sorted (keys of any type read as strings), written
-    without recursion (what a parser cannot represent may nest without bound)."""
-    digest = hashlib.sha256()
-    todo: list[Any] = [node]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, _Token):
-            digest.update(item.text.encode("utf-8", "surrogatepass"))
-        elif isinstance(item, Mapping):
-            entries = sorted((str(k), v) for k, v in item.items())
-            todo.append(_Token("}"))
-            for key, value in reversed(entries):
-                todo += [_Token(","), value, _Token(json.dumps(key) + ":")]
-            todo.append(_Token("{"))
-        elif isinstance(item, list):
-            todo.append(_Token("]"))
-            for value in reversed(item):
-                todo += [_Token(","), value]
-            todo.append(_Token("["))
-        else:
-            text = (
-                json.dumps(item)
-                if isinstance(item, (str, int, float, bool, type(None)))
-                else repr(item)
-            )
-            digest.update(text.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
-
-
-class _Token:
-    """Text of the JSON :func:`_digest` writes, between the values."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-def _first_opaque(schema: ir.Schema) -> ir.Opaque | None:
-    """The first schema the generator does not support inside ``schema`` (not through refs)."""
-    todo: list[ir.Schema] = [schema]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, ir.Opaque):
-            return current
-        todo.extend(reversed(ir.children(current)))
-    return None
-
-
-def _operation_schemas(op: ir.Operation) -> Iterator[ir.Schema]:
-    for p in op.parameters:
-        yield p.schema
-    if op.request_body is not None and op.request_body.schema is not None:
-        yield op.request_body.schema
-    for r in op.responses:
-        if r.schema is not None:
-            yield r.schema
-
-
-def media_essence(media_type: str) -> str:
-    """A media type without its parameters, in lower case: ``application/json; charset=utf-8``
-    is ``application/json``."""
-    return media_type.split(";")[0].strip().lower()
-
-
-def is_json(media_type: str) -> bool:
-    """``application/json``, or a JSON-based type such as ``application/problem+json``."""
-    essence = media_essence(media_type)
-    return essence == "application/json" or essence.endswith("+json")
-
-
-def _refs(schema: ir.Schema) -> Iterator[str]:
-    """The names of the components a schema refers to (not through them)."""
-    todo: list[ir.Schema] = [schema]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, ir.Ref):
-            yield current.name
-        todo.extend(ir.children(current))
-
-
-def _operation_refs(op: ir.Operation) -> Iterator[str]:
-    for p in op.parameters:
-        yield from _refs(p.schema)
-    if op.request_body is not None and op.request_body.schema is not None:
-        yield from _refs(op.request_body.schema)
-    for r in op.responses:
-        if r.schema is not None:
-            yield from _refs(r.schema)
-
-
-_CONTAINERS: dict[str, type | tuple[type, ...]] = {
-    "string": str,
-    "object": Mapping,
-    "array": list,
-}
-
-
-def coerce_value(value: Any, kind: str | None, *, strict: bool = False) -> tuple[Any, str | None]:
-    """``value`` (a ``default`` or ``example``) as a value of the declared ``kind``, and a note
-    where it was changed: a string read as the number or boolean it spells, or, where it cannot
-    be read as one, :data:`ir.NO_VALUE` (dropped). Other kinds keep the value as it is, but
-    ``strict``ly (a default) a value of another type is dropped too (``true`` on a string)."""
-    if kind in _CONTAINERS:
-        if not strict or isinstance(value, _CONTAINERS[kind]):
-            return value, None
-        return ir.NO_VALUE, f"{value!r} is not a valid {kind}; ignored"
-    if kind not in ("number", "integer", "boolean"):
-        return value, None
-    if kind == "boolean":
-        if isinstance(value, bool):
-            return value, None
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            return value.lower() == "true", f"string {value!r} read as the boolean {value.lower()}"
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        if kind == "number" or isinstance(value, int) or value.is_integer():
-            return (int(value) if kind == "integer" else value), None
-    elif isinstance(value, str):
-        try:
-            number = float(value) if kind == "number" else int(value)
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(number):
-                return number, f"string {value!r} read as the {kind} {number!r}"
-    return ir.NO_VALUE, f"{value!r} is not a valid {kind}; ignored"
-
-
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-"""An HTTP token (RFC 9110): what a header's or a cookie's name is made of."""
 
 
 def _parameter_key(parameter: ir.Parameter) -> str:
