@@ -10,17 +10,17 @@ raises :class:`~generator.errors.SpecError`. Nothing is skipped silently.
 from __future__ import annotations
 
 import re
-import urllib.parse
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, cast
+from typing import Any, Literal, cast
 
 from .. import ir
 from ...errors import SpecError, UnsupportedConstructError
-from ..loader import load_yaml, read_referenced
-from ...pointer import in_file, join, split
+from ..loader import load_yaml
+from ...pointer import join
 from .coercion import coerce_value
+from .context import Context, Mode, json_kind
 from .http import HTTP_TOKEN, is_json, media_essence
 from .keywords import (
     BESIDE_REF,
@@ -31,6 +31,7 @@ from .keywords import (
     SHAPING,
     UNSUPPORTED,
 )
+from .references import SCHEMA_REF_PREFIX, References
 from .unsupported import digest, first_opaque, operation_refs, operation_schemas, schema_refs
 
 __all__ = [
@@ -44,16 +45,8 @@ __all__ = [
     "parse_file",
 ]
 
-SCHEMA_REF_PREFIX = "#/components/schemas/"
-
 MAX_DEPTH = 100
 """How deep schemas may nest inside one another (``$ref`` s to components do not count)."""
-
-Mode: TypeAlias = Literal["strict", "lenient", "complete"]
-"""How the parser treats a construct the generator does not support: ``strict``, an error;
-``lenient``, the schema or operation that uses it is left out (``generate --spec``);
-``complete``, it is kept as an :class:`ir.Opaque` schema (for the diff, which compares
-documents whatever the generator supports)."""
 
 # Where a parameter of each location may be, by style (OpenAPI's table of styles).
 _STYLES = {
@@ -88,151 +81,48 @@ def parse_document(
 
 class _Parser:
     def __init__(self, raw: Any, source: str | None, mode: Mode = "strict") -> None:
-        self.files: dict[str, Any] = {"": raw}
-        """The documents read, by path relative to the root document's folder (``""`` for the
-        root document)."""
-        self.source = source
-        self.mode = mode
+        self.ctx = Context(source, mode)
+        self.refs = References(self.ctx, raw)
         self.depth = 0
-        self.omitted: list[ir.Omission] = []
-        self.diagnostics: list[ir.Diagnostic] = []
-        self.component_names: set[str] = set()
-        self.targets: dict[str, str] = {}
-        """The schema name of each place a ``$ref`` names outside ``#/components/schemas``."""
-        self.places: dict[str, str] = {}
-        """The place of each of those schema names."""
-        self.queue: list[tuple[str, str]] = []
-        """``(name, place)`` of the schemas of :attr:`targets` not parsed yet."""
         self.parsed: dict[str, ir.Schema] = {}
         self.parsing: set[str] = set()
-
-    # -- errors and small readers ---------------------------------------------------------------
-
-    def error(self, pointer: str, message: str) -> SpecError:
-        return SpecError(pointer, message, source=self.source)
-
-    def unsupported(self, pointer: str, construct: str) -> UnsupportedConstructError:
-        return UnsupportedConstructError(
-            pointer, f"{construct} is not supported by the generator yet", source=self.source
-        )
-
-    def note(self, pointer: str, message: str) -> None:
-        self.diagnostics.append(ir.Diagnostic(pointer=pointer, message=message))
-
-    def mapping(self, node: Any, pointer: str, what: str) -> Mapping[str, Any]:
-        if not isinstance(node, Mapping):
-            raise self.error(pointer, f"{what} must be an object, got {_kind(node)}")
-        return cast(Mapping[str, Any], node)
-
-    def string(self, node: Mapping[str, Any], key: str, pointer: str) -> str | None:
-        value = node.get(key)
-        if value is not None and not isinstance(value, str):
-            raise self.error(join(pointer, key), f"must be a string, got {_kind(value)}")
-        return value
-
-    def boolean(self, node: Mapping[str, Any], key: str, pointer: str) -> bool:
-        value = node.get(key, False)
-        if not isinstance(value, bool):
-            raise self.error(join(pointer, key), f"must be a boolean, got {_kind(value)}")
-        return value
-
-    # -- references -----------------------------------------------------------------------------
-
-    def follow(self, node: Any, pointer: str) -> tuple[Any, str]:
-        """Resolve a ``$ref`` (of a parameter, a request body, a response, a path item) to what
-        it names, through as many as there are; other nodes pass through."""
-        seen: set[str] = set()
-        while isinstance(node, Mapping) and "$ref" in node:
-            at = join(pointer, "$ref")
-            ref = node["$ref"]
-            place = self.target(ref, at)
-            if place in seen:
-                raise self.error(at, f"$ref cycle through {ref}")
-            seen.add(place)
-            node, pointer = self.node_at(place, at, ref), place
-        return node, pointer
-
-    def target(self, ref: Any, at: str) -> str:
-        """The place a ``$ref`` names: a JSON pointer into the file that holds it, or into a file
-        beside it (``other.yaml#/...``, read on first use, by the loader's rule of what a
-        document may refer to: :func:`~generator.reading.loader.referenced_file`)."""
-        if not isinstance(ref, str):
-            raise self.error(at, f"$ref must be a string, got {_kind(ref)}")
-        location, _, fragment = ref.partition("#")
-        fragment = urllib.parse.unquote(fragment)
-        if fragment and not fragment.startswith("/"):
-            raise self.unsupported(at, f"the $ref {ref!r} (a fragment that is not a JSON pointer)")
-        here, _ = in_file(at)
-        if not location:
-            return _place(here, fragment)
-        name = read_referenced(self.files, self.source, here, location, ref=ref, at=at)
-        return _place(name, fragment)
-
-    def node_at(self, place: str, at: str, ref: str) -> Any:
-        """The node at a place (see :meth:`target`)."""
-        file, fragment = in_file(place)
-        node = self.files[file]
-        for token in split(fragment):
-            if isinstance(node, Mapping) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                raise self.error(at, f"$ref target {ref} does not exist")
-        return node
-
-    def schema_name(self, place: str, at: str, ref: str) -> str:
-        """The name in :attr:`ir.Document.schemas` of the schema at ``place``: a component's own
-        name, else (a schema elsewhere in the document or in another file) the last token of
-        its pointer, or the whole place where a component or another schema has that name."""
-        file, fragment = in_file(place)
-        tokens = split(fragment)
-        self.node_at(place, at, ref)  # it must exist
-        if not file and len(tokens) == 3 and tokens[:2] == ["components", "schemas"]:
-            return tokens[2]
-        if place not in self.targets:
-            token = tokens[-1] if tokens else Path(file).stem
-            taken = self.component_names | self.places.keys()
-            name = token if token and token not in taken else place or "/"
-            self.targets[place] = name
-            self.places[name] = place
-            self.queue.append((name, place))
-        return self.targets[place]
 
     # -- document -------------------------------------------------------------------------------
 
     def document(self) -> ir.Document:
-        raw = self.mapping(self.files[""], "", "the document")
+        raw = self.ctx.mapping(self.refs.files[""], "", "the document")
         version = raw.get("openapi")
         if not isinstance(version, str) or not version.startswith("3."):
-            raise self.error(
+            raise self.ctx.error(
                 "/openapi", f"only OpenAPI 3.x documents are supported, got {version!r}"
             )
-        info = self.mapping(raw.get("info"), "/info", "info")
-        components = self.mapping(raw.get("components", {}), "/components", "components")
-        raw_schemas = self.mapping(components.get("schemas", {}), "/components/schemas", "schemas")
-        self.component_names = {str(name) for name in raw_schemas}
+        info = self.ctx.mapping(raw.get("info"), "/info", "info")
+        components = self.ctx.mapping(raw.get("components", {}), "/components", "components")
+        raw_schemas = self.ctx.mapping(
+            components.get("schemas", {}), "/components/schemas", "schemas"
+        )
+        self.refs.component_names = {str(name) for name in raw_schemas}
         schemas: dict[str, ir.Schema] = {}
         for name in raw_schemas:
             schemas[str(name)] = self.component(str(name))
-        paths = self.mapping(raw.get("paths", {}), "/paths", "paths")
+        paths = self.ctx.mapping(raw.get("paths", {}), "/paths", "paths")
         operations: list[ir.Operation] = []
         for path, item in paths.items():
             operations += self.path_item(str(path), item)
-        while self.queue:
-            name, _ = self.queue[0]
+        while self.refs.queue:
+            name, _ = self.refs.queue[0]
             schemas[name] = self.component(name)
-            self.queue.pop(0)
+            self.refs.queue.pop(0)
         self.check_aliases(schemas)
-        if self.mode == "lenient":
+        if self.ctx.mode == "lenient":
             schemas, operations = self.without_unsupported(schemas, operations)
         return ir.Document(
             openapi=version,
             title=str(info.get("title", "")),
             version=str(info.get("version", "")),
-            description=self.string(info, "description", "/info"),
+            description=self.ctx.string(info, "description", "/info"),
             servers=tuple(
-                str(self.mapping(s, join("/servers", i), "a server").get("url", ""))
+                str(self.ctx.mapping(s, join("/servers", i), "a server").get("url", ""))
                 for i, s in enumerate(raw.get("servers") or ())
             ),
             security=self.security(raw.get("security"), "/security"),
@@ -240,22 +130,22 @@ class _Parser:
             security_schemes=self.security_schemes(components, "/components/securitySchemes"),
             operations=tuple(operations),
             schemas=schemas,
-            diagnostics=tuple(self.diagnostics),
-            omitted=tuple(self.omitted),
-            files=tuple(sorted(name for name in self.files if name)),
+            diagnostics=tuple(self.ctx.diagnostics),
+            omitted=tuple(self.ctx.omitted),
+            files=tuple(sorted(name for name in self.refs.files if name)),
         )
 
     def component(self, name: str) -> ir.Schema:
         """The schema named ``name`` (a component, or a place a ``$ref`` names), parsed once."""
         if name in self.parsed:
             return self.parsed[name]
-        place = self.place(name)
+        place = self.refs.place(name)
         if name in self.parsing:
-            raise self.error(place, f"allOf through the $ref cycle {name!r}")
+            raise self.ctx.error(place, f"allOf through the $ref cycle {name!r}")
         self.parsing.add(name)
         depth, self.depth = self.depth, 0
         try:
-            result = self.schema(self.node_at(place, place, place), place)
+            result = self.schema(self.refs.node_at(place, place, place), place)
         finally:
             self.depth = depth
             self.parsing.discard(name)
@@ -268,7 +158,7 @@ class _Parser:
             seen = {name}
             while isinstance(schema, ir.Ref):
                 if schema.name in seen:
-                    raise self.error(
+                    raise self.ctx.error(
                         join(schemas[name].pointer, "$ref"),
                         f"$ref cycle: {name} only refers to itself through {schema.name}",
                     )
@@ -285,7 +175,7 @@ class _Parser:
         for name, schema in schemas.items():
             opaque = first_opaque(schema)
             if opaque is not None:
-                self.omitted.append(
+                self.ctx.omitted.append(
                     ir.Omission(pointer=schema.pointer, reason=f"{opaque.at}: {opaque.reason}")
                 )
                 gone.add(name)
@@ -295,7 +185,7 @@ class _Parser:
             for name, used in refs.items():
                 if name not in gone and used & gone:
                     culprit = sorted(used & gone)[0]
-                    self.omitted.append(
+                    self.ctx.omitted.append(
                         ir.Omission(
                             pointer=schemas[name].pointer,
                             reason=f"it uses the schema {culprit}, which is left out",
@@ -314,18 +204,18 @@ class _Parser:
             else:
                 kept_operations.append(op)
                 continue
-            self.omitted.append(ir.Omission(pointer=op.pointer, reason=reason))
+            self.ctx.omitted.append(ir.Omission(pointer=op.pointer, reason=reason))
         return {k: v for k, v in schemas.items() if k not in gone}, kept_operations
 
     def security(self, node: Any, pointer: str) -> tuple[str, ...]:
         if node is None:
             return ()
         if not isinstance(node, list):
-            raise self.error(pointer, f"must be a list, got {_kind(node)}")
+            raise self.ctx.error(pointer, f"must be a list, got {json_kind(node)}")
         return tuple(
             name
             for i, req in enumerate(node)
-            for name in self.mapping(req, join(pointer, i), "a requirement")
+            for name in self.ctx.mapping(req, join(pointer, i), "a requirement")
         )
 
     def requirements(self, node: Any, pointer: str) -> tuple[tuple[str, ...], ...] | None:
@@ -333,37 +223,39 @@ class _Parser:
         if node is None:
             return None
         if not isinstance(node, list):
-            raise self.error(pointer, f"must be a list, got {_kind(node)}")
+            raise self.ctx.error(pointer, f"must be a list, got {json_kind(node)}")
         return tuple(
-            tuple(str(name) for name in self.mapping(req, join(pointer, i), "a requirement"))
+            tuple(str(name) for name in self.ctx.mapping(req, join(pointer, i), "a requirement"))
             for i, req in enumerate(node)
         )
 
     def security_schemes(
         self, components: Mapping[str, Any], pointer: str
     ) -> tuple[ir.SecurityScheme, ...]:
-        schemes = self.mapping(components.get("securitySchemes", {}), pointer, "securitySchemes")
+        schemes = self.ctx.mapping(
+            components.get("securitySchemes", {}), pointer, "securitySchemes"
+        )
         result = []
         for name, node in schemes.items():
-            node, here = self.follow(node, join(pointer, name))
-            node = self.mapping(node, here, "a security scheme")
-            kind = self.string(node, "type", here)
+            node, here = self.refs.follow(node, join(pointer, name))
+            node = self.ctx.mapping(node, here, "a security scheme")
+            kind = self.ctx.string(node, "type", here)
             if kind is None:
-                raise self.error(here, "a security scheme needs a type")
-            carrier = self.string(node, "name", here)
+                raise self.ctx.error(here, "a security scheme needs a type")
+            carrier = self.ctx.string(node, "name", here)
             if kind == "apiKey" and node.get("in") in ("header", "cookie"):
                 if carrier is None or not HTTP_TOKEN.fullmatch(carrier):
-                    raise self.error(
+                    raise self.ctx.error(
                         join(here, "name"), f"{carrier!r} is not an HTTP token (RFC 9110)"
                     )
             result.append(
                 ir.SecurityScheme(
                     name=name,
                     type=kind,
-                    scheme=self.string(node, "scheme", here),
-                    bearer_format=self.string(node, "bearerFormat", here),
-                    description=self.string(node, "description", here),
-                    location=self.string(node, "in", here),
+                    scheme=self.ctx.string(node, "scheme", here),
+                    bearer_format=self.ctx.string(node, "bearerFormat", here),
+                    description=self.ctx.string(node, "description", here),
+                    location=self.ctx.string(node, "in", here),
                     parameter=carrier,
                 )
             )
@@ -375,11 +267,11 @@ class _Parser:
         """The operations of a path item; one that ``$ref`` s another (``#/components/pathItems/``,
         a file beside) has its fields, with the item's own beside the ``$ref`` first."""
         pointer = join("/paths", path)
-        item = self.mapping(item, pointer, "a path item")
+        item = self.ctx.mapping(item, pointer, "a path item")
         fields = {key: (value, join(pointer, key)) for key, value in item.items()}
         if "$ref" in item:
-            target, at = self.follow({"$ref": item["$ref"]}, pointer)
-            target = self.mapping(target, at, "a path item")
+            target, at = self.refs.follow({"$ref": item["$ref"]}, pointer)
+            target = self.ctx.mapping(target, at, "a path item")
             fields = {
                 **{key: (value, join(at, key)) for key, value in target.items()},
                 **{key: entry for key, entry in fields.items() if key != "$ref"},
@@ -408,9 +300,11 @@ class _Parser:
 
     def omit(self, pointer: str, exc: UnsupportedConstructError) -> None:
         """Leave out the operation at ``pointer`` (leniently), else raise ``exc``."""
-        if self.mode == "strict":
+        if self.ctx.mode == "strict":
             raise exc
-        self.omitted.append(ir.Omission(pointer=pointer, reason=f"{exc.pointer}: {exc.message}"))
+        self.ctx.omitted.append(
+            ir.Omission(pointer=pointer, reason=f"{exc.pointer}: {exc.message}")
+        )
 
     def operation(
         self,
@@ -420,30 +314,30 @@ class _Parser:
         pointer: str,
         shared: tuple[ir.Parameter, ...],
     ) -> ir.Operation:
-        node = self.mapping(node, pointer, "an operation")
+        node = self.ctx.mapping(node, pointer, "an operation")
         if "callbacks" in node:
-            self.note(join(pointer, "callbacks"), "callbacks are not generated")
+            self.ctx.note(join(pointer, "callbacks"), "callbacks are not generated")
         own = self.parameters(node.get("parameters", []), join(pointer, "parameters"))
         own_keys = {(p.name, p.location) for p in own}
         parameters = tuple(p for p in shared if (p.name, p.location) not in own_keys) + own
         body = None
         if "requestBody" in node:
             body = self.request_body(node["requestBody"], join(pointer, "requestBody"))
-        responses_node = self.mapping(
+        responses_node = self.ctx.mapping(
             node.get("responses", {}), join(pointer, "responses"), "responses"
         )
         tags = node.get("tags", [])
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-            raise self.error(join(pointer, "tags"), "must be a list of strings")
+            raise self.ctx.error(join(pointer, "tags"), "must be a list of strings")
         return ir.Operation(
             pointer=pointer,
             method=method,
             path=path,
-            operation_id=self.string(node, "operationId", pointer),
-            summary=self.string(node, "summary", pointer),
-            description=self.string(node, "description", pointer),
+            operation_id=self.ctx.string(node, "operationId", pointer),
+            summary=self.ctx.string(node, "summary", pointer),
+            description=self.ctx.string(node, "description", pointer),
             tags=tuple(tags),
-            deprecated=self.boolean(node, "deprecated", pointer),
+            deprecated=self.ctx.boolean(node, "deprecated", pointer),
             parameters=parameters,
             request_body=body,
             responses=tuple(
@@ -455,7 +349,7 @@ class _Parser:
 
     def parameters(self, nodes: Any, pointer: str) -> tuple[ir.Parameter, ...]:
         if not isinstance(nodes, list):
-            raise self.error(pointer, f"parameters must be a list, got {_kind(nodes)}")
+            raise self.ctx.error(pointer, f"parameters must be a list, got {json_kind(nodes)}")
         kept: dict[tuple[str, str], ir.Parameter] = {}
         for i, node in enumerate(nodes):
             parameter = self.parameter(node, join(pointer, i))
@@ -466,13 +360,13 @@ class _Parser:
                     f"the {parameter.location} name {parameter.name!r} is not an HTTP token "
                     "(RFC 9110), so no request can carry it"
                 )
-                if parameter.required or self.mode == "strict":
+                if parameter.required or self.ctx.mode == "strict":
                     raise UnsupportedConstructError(parameter.pointer, problem)
-                self.note(parameter.pointer, f"{problem}; the optional parameter is left out")
+                self.ctx.note(parameter.pointer, f"{problem}; the optional parameter is left out")
                 continue
             key = (parameter.location, _parameter_key(parameter))
             if key in kept:  # OpenAPI: a name and location may appear once
-                self.note(
+                self.ctx.note(
                     parameter.pointer,
                     f"the {parameter.location} parameter {parameter.name!r} is listed again "
                     f"(first at {kept[key].pointer}); the first is kept",
@@ -482,61 +376,65 @@ class _Parser:
         return tuple(kept.values())
 
     def parameter(self, node: Any, pointer: str) -> ir.Parameter:
-        node, at = self.follow(node, pointer)
-        node = self.mapping(node, at, "a parameter")
-        name = self.string(node, "name", at)
+        node, at = self.refs.follow(node, pointer)
+        node = self.ctx.mapping(node, at, "a parameter")
+        name = self.ctx.string(node, "name", at)
         location = node.get("in")
         if not name:
-            raise self.error(at, "a parameter needs a name")
+            raise self.ctx.error(at, "a parameter needs a name")
         if location not in ("path", "query", "header", "cookie"):
-            raise self.error(
+            raise self.ctx.error(
                 join(at, "in"), f"must be path, query, header or cookie, got {location!r}"
             )
-        required = self.boolean(node, "required", at)
+        required = self.ctx.boolean(node, "required", at)
         if location == "path" and not required:
-            raise self.error(join(at, "required"), "a path parameter must be required")
+            raise self.ctx.error(join(at, "required"), "a path parameter must be required")
         content_type = None
         if "content" in node:
-            content = self.mapping(node["content"], join(at, "content"), "content")
+            content = self.ctx.mapping(node["content"], join(at, "content"), "content")
             if len(content) != 1:
-                raise self.error(join(at, "content"), "a parameter's content has one media type")
+                raise self.ctx.error(
+                    join(at, "content"), "a parameter's content has one media type"
+                )
             content_type = str(next(iter(content)))
             here = join(at, "content", content_type)
             if not is_json(content_type):
-                raise self.unsupported(here, f"a parameter of the media type {content_type!r}")
-            media = self.mapping(content[content_type], here, "a media type")
+                raise self.ctx.unsupported(here, f"a parameter of the media type {content_type!r}")
+            media = self.ctx.mapping(content[content_type], here, "a media type")
             schema = self.schema(media.get("schema", {}), join(here, "schema"))
         else:
             schema = self.schema(node.get("schema", {}), join(at, "schema"))
-        style = self.string(node, "style", at)
+        style = self.ctx.string(node, "style", at)
         if style is not None and style not in _STYLES[location]:
-            raise self.error(
+            raise self.ctx.error(
                 join(at, "style"), f"a {location} parameter cannot have the style {style!r}"
             )
         explode = node.get("explode")
         if explode is not None and not isinstance(explode, bool):
-            raise self.error(join(at, "explode"), f"must be a boolean, got {_kind(explode)}")
+            raise self.ctx.error(
+                join(at, "explode"), f"must be a boolean, got {json_kind(explode)}"
+            )
         return ir.Parameter(
             pointer=at,
             name=name,
             location=location,
             required=required,
             schema=schema,
-            description=self.string(node, "description", at),
-            deprecated=self.boolean(node, "deprecated", at),
+            description=self.ctx.string(node, "description", at),
+            deprecated=self.ctx.boolean(node, "deprecated", at),
             style=style,
             explode=explode,
             content_type=content_type,
         )
 
     def media(self, node: Mapping[str, Any], pointer: str) -> tuple[str | None, ir.Schema | None]:
-        content = self.mapping(node.get("content", {}), join(pointer, "content"), "content")
+        content = self.ctx.mapping(node.get("content", {}), join(pointer, "content"), "content")
         if not content:
             return None, None
         content_type = next((t for t in content if is_json(t)), None)
         if content_type is None:
             content_type = next(iter(content))
-        media = self.mapping(
+        media = self.ctx.mapping(
             content[content_type], join(pointer, "content", content_type), "a media type"
         )
         if "schema" not in media:
@@ -546,30 +444,32 @@ class _Parser:
         )
 
     def request_body(self, node: Any, pointer: str) -> ir.RequestBody:
-        node, at = self.follow(node, pointer)
-        node = self.mapping(node, at, "a request body")
+        node, at = self.refs.follow(node, pointer)
+        node = self.ctx.mapping(node, at, "a request body")
         content_type, schema = self.media(node, at)
         if content_type is None:
-            raise self.error(join(at, "content"), "a request body needs at least one media type")
+            raise self.ctx.error(
+                join(at, "content"), "a request body needs at least one media type"
+            )
         return ir.RequestBody(
             pointer=at,
-            required=self.boolean(node, "required", at),
+            required=self.ctx.boolean(node, "required", at),
             content_type=content_type,
             schema=schema,
-            description=self.string(node, "description", at),
+            description=self.ctx.string(node, "description", at),
         )
 
     def response(self, status: str, node: Any, pointer: str) -> ir.Response:
         if not (status == "default" or (len(status) == 3 and status[0] in "12345")):
-            raise self.error(pointer, f"{status!r} is not a response status code")
-        node, at = self.follow(node, pointer)
-        node = self.mapping(node, at, "a response")
+            raise self.ctx.error(pointer, f"{status!r} is not a response status code")
+        node, at = self.refs.follow(node, pointer)
+        node = self.ctx.mapping(node, at, "a response")
         content_type, schema = self.media(node, at)
         content = node.get("content") or {}
         return ir.Response(
             pointer=at,
             status=status,
-            description=self.string(node, "description", at) or "",
+            description=self.ctx.string(node, "description", at) or "",
             content_type=content_type,
             schema=schema,
             content_types=tuple(str(t) for t in content) if isinstance(content, Mapping) else (),
@@ -579,12 +479,12 @@ class _Parser:
 
     def schema(self, node: Any, pointer: str) -> ir.Schema:
         if self.depth >= MAX_DEPTH:
-            raise self.error(pointer, f"schemas are nested more than {MAX_DEPTH} deep here")
+            raise self.ctx.error(pointer, f"schemas are nested more than {MAX_DEPTH} deep here")
         self.depth += 1
         try:
             return self._schema(node, pointer)
         except UnsupportedConstructError as exc:
-            if self.mode == "strict":
+            if self.ctx.mode == "strict":
                 raise
             return ir.Opaque(
                 pointer=pointer, at=exc.pointer, reason=exc.message, digest=digest(node)
@@ -595,13 +495,13 @@ class _Parser:
     def _schema(self, node: Any, pointer: str) -> ir.Schema:
         if node is True:
             return ir.AnyValue(pointer=pointer)
-        node = self.mapping(node, pointer, "a schema")
+        node = self.ctx.mapping(node, pointer, "a schema")
         for key in node:
             if key in UNSUPPORTED:
-                raise self.unsupported(join(pointer, key), f"the schema keyword {key!r}")
+                raise self.ctx.unsupported(join(pointer, key), f"the schema keyword {key!r}")
             if key not in KNOWN and not key.startswith("x-"):
                 # JSON Schema ignores unknown keywords; say so, since it is often a misplaced property.
-                self.note(join(pointer, key), f"unknown schema keyword {key!r} ignored")
+                self.ctx.note(join(pointer, key), f"unknown schema keyword {key!r} ignored")
         if "$ref" in node:
             return self.ref(node, pointer)
         if "allOf" in node or (("oneOf" in node or "anyOf" in node) and "properties" in node):
@@ -625,7 +525,9 @@ class _Parser:
         if kind is None:
             return ir.AnyValue(**common)
         return ir.Primitive(
-            type=cast(ir.PrimitiveType, kind), format=self.string(node, "format", pointer), **common
+            type=cast(ir.PrimitiveType, kind),
+            format=self.ctx.string(node, "format", pointer),
+            **common,
         )
 
     def variants(
@@ -650,7 +552,7 @@ class _Parser:
         listed = declared if isinstance(declared, list) else [] if declared is None else [declared]
         for t in listed:
             if t not in (*PRIMITIVES, "object", "array"):
-                raise self.error(join(pointer, "type"), f"unknown type {t!r}")
+                raise self.ctx.error(join(pointer, "type"), f"unknown type {t!r}")
         nullable = node.get("nullable", False) is True or "null" in listed
         types = [t for t in listed if t != "null"]
         if listed and not types:  # ``type: "null"`` alone
@@ -662,9 +564,9 @@ class _Parser:
     ) -> dict[str, Any]:
         fields: dict[str, Any] = {
             "pointer": pointer,
-            "description": self.string(node, "description", pointer),
+            "description": self.ctx.string(node, "description", pointer),
             "nullable": nullable,
-            "deprecated": self.boolean(node, "deprecated", pointer),
+            "deprecated": self.ctx.boolean(node, "deprecated", pointer),
             "constraints": tuple(
                 (k, node[k]) for k in CONSTRAINTS if k in node and self.checkable(node, k, pointer)
             ),
@@ -693,7 +595,7 @@ class _Parser:
         try:
             re.compile(node[keyword])
         except (re.error, TypeError) as exc:
-            self.note(
+            self.ctx.note(
                 join(pointer, keyword),
                 f"the pattern {node[keyword]!r} is not one Python reads ({exc}); not checked",
             )
@@ -710,7 +612,7 @@ class _Parser:
             return value
         result, note = coerce_value(value, kind, strict=strict)
         if note is not None:
-            self.note(pointer, note)
+            self.ctx.note(pointer, note)
         return result
 
     def ref(self, node: Mapping[str, Any], pointer: str) -> ir.Schema:
@@ -719,8 +621,8 @@ class _Parser:
         make it an ``allOf`` of the target and the rest, as OpenAPI 3.1 reads them."""
         ref = node["$ref"]
         at = join(pointer, "$ref")
-        place = self.target(ref, at)
-        name = self.schema_name(place, at, ref)
+        place = self.refs.target(ref, at)
+        name = self.refs.schema_name(place, at, ref)
         beside = sorted(
             str(k)
             for k in node
@@ -731,7 +633,7 @@ class _Parser:
         if beside:
             rest = {k: v for k, v in node.items() if k != "$ref"}
             return self.all_of({**rest, "allOf": [{"$ref": ref}]}, pointer, written=False)
-        target = self.node_at(place, at, ref)
+        target = self.refs.node_at(place, at, ref)
         kind = target.get("type") if isinstance(target, Mapping) else None
         nullable = node.get("nullable", False) is True
         return ir.Ref(
@@ -753,7 +655,7 @@ class _Parser:
         keyword = join(pointer, "allOf") if written else pointer
         parts_node = node.get("allOf", [])
         if not isinstance(parts_node, list) or ("allOf" in node and not parts_node):
-            raise self.error(join(pointer, "allOf"), "allOf must be a non-empty list")
+            raise self.ctx.error(join(pointer, "allOf"), "allOf must be a non-empty list")
         nullable = node.get("nullable", False) is True
         parts: list[tuple[ir.Schema, str]] = []
         for i, part in enumerate(parts_node):
@@ -784,13 +686,9 @@ class _Parser:
         what = "allOf" if "allOf" in node else f"{next(iter(choice))} beside properties"
         return self.merge(parts, node, pointer, (keyword, what), nullable, required)
 
-    def place(self, name: str) -> str:
-        """Where the schema named ``name`` is."""
-        return self.places.get(name) or join("/components/schemas", name)
-
     def raw_component(self, name: str) -> Any:
-        place = self.place(name)
-        return self.node_at(place, place, place)
+        place = self.refs.place(name)
+        return self.refs.node_at(place, place, place)
 
     def raw_required(self, schema: ir.Schema) -> set[str]:
         """The names the ``required`` of a schema as written lists (a part such as
@@ -798,7 +696,7 @@ class _Parser:
         if isinstance(schema, ir.Ref):
             return set(_required(self.raw_component(schema.name)))
         try:
-            return set(_required(self.node_at(schema.pointer, schema.pointer, schema.pointer)))
+            return set(_required(self.refs.node_at(schema.pointer, schema.pointer, schema.pointer)))
         except SpecError:
             return set()
 
@@ -819,9 +717,9 @@ class _Parser:
         for part, at in parts:
             resolved = self.resolve_raw(part)
             if isinstance(resolved, ir.Opaque):
-                raise self.unsupported(resolved.at, resolved.reason.removesuffix(_YET))
+                raise self.ctx.unsupported(resolved.at, resolved.reason.removesuffix(_YET))
             if isinstance(resolved, ir.Union) and _all_objects(self, resolved):
-                self.note(
+                self.ctx.note(
                     at,
                     f"{resolved.kind} of objects beside other parts read as one object with the "
                     "properties of every variant; which variant a value is, is not checked",
@@ -851,7 +749,7 @@ class _Parser:
         shaped = bool(properties) or additional is not None
         kinds = sorted({_shape(v) for v, _ in values} | ({"object"} if shaped else set()))
         if len(kinds) > 1:
-            raise self.unsupported(
+            raise self.ctx.unsupported(
                 keyword, f"{what} of schemas of different types ({' and '.join(kinds)})"
             )
         common = self.common(node, pointer, kinds[0] if kinds else None, nullable)
@@ -865,7 +763,7 @@ class _Parser:
         return ir.Object(
             properties=tuple(replace(p, required=p.name in required) for p in properties.values()),
             additional_properties=additional,
-            title=self.string(node, "title", pointer),
+            title=self.ctx.string(node, "title", pointer),
             **common,
         )
 
@@ -878,7 +776,7 @@ class _Parser:
         base = enums[0] if enums else values[0][0]
         arrays = [v for v, _ in values if isinstance(v, ir.Array)]
         if len({repr(_strip(a.items)) for a in arrays}) > 1:
-            raise self.unsupported(keyword, "allOf of arrays of different items")
+            raise self.ctx.unsupported(keyword, "allOf of arrays of different items")
         constraints: dict[str, Any] = {}
         for value, _ in values:
             constraints.update(value.constraints)
@@ -909,7 +807,9 @@ class _Parser:
         seen: set[str] = set()
         while isinstance(schema, ir.Ref):
             if schema.name in seen:
-                raise self.error(schema.pointer, f"allOf through the $ref cycle {schema.name!r}")
+                raise self.ctx.error(
+                    schema.pointer, f"allOf through the $ref cycle {schema.name!r}"
+                )
             seen.add(schema.name)
             schema = self.component(schema.name)
         return schema
@@ -917,26 +817,26 @@ class _Parser:
     def union(self, node: Mapping[str, Any], pointer: str, common: dict[str, Any]) -> ir.Union:
         kind: Literal["oneOf", "anyOf"] = "oneOf" if "oneOf" in node else "anyOf"
         if "oneOf" in node and "anyOf" in node:
-            raise self.unsupported(pointer, "oneOf together with anyOf")
+            raise self.ctx.unsupported(pointer, "oneOf together with anyOf")
         variants_node = node[kind]
         if not isinstance(variants_node, list) or not variants_node:
-            raise self.error(join(pointer, kind), f"{kind} must be a non-empty list")
+            raise self.ctx.error(join(pointer, kind), f"{kind} must be a non-empty list")
         variants = [self.schema(v, join(pointer, kind, i)) for i, v in enumerate(variants_node)]
         nulls = [v for v in variants if isinstance(v, ir.Primitive) and v.type == "null"]
         discriminator = None
         mapping: list[tuple[str, str]] = []
         if "discriminator" in node:
             at = join(pointer, "discriminator")
-            disc = self.mapping(node["discriminator"], at, "a discriminator")
-            discriminator = self.string(disc, "propertyName", at)
-            given = self.mapping(disc.get("mapping", {}), join(at, "mapping"), "a mapping")
+            disc = self.ctx.mapping(node["discriminator"], at, "a discriminator")
+            discriminator = self.ctx.string(disc, "propertyName", at)
+            given = self.ctx.mapping(disc.get("mapping", {}), join(at, "mapping"), "a mapping")
             for value, target in given.items():
                 if not isinstance(target, str):
-                    raise self.error(join(at, "mapping", str(value)), "must be a $ref string")
+                    raise self.ctx.error(join(at, "mapping", str(value)), "must be a $ref string")
                 name = target
                 if target.startswith("#") or ".yaml" in target or ".json" in target:
                     here = join(at, "mapping", str(value))
-                    name = self.schema_name(self.target(target, here), here, target)
+                    name = self.refs.schema_name(self.refs.target(target, here), here, target)
                 mapping.append((str(value), name))
         if nulls:
             common = {**common, "nullable": True}
@@ -954,7 +854,7 @@ class _Parser:
         at = join(pointer, "enum" if "enum" in node else "const")
         values = node["enum"] if "enum" in node else [node["const"]]
         if not isinstance(values, list) or not values:
-            raise self.error(at, "enum must be a non-empty list")
+            raise self.ctx.error(at, "enum must be a non-empty list")
         if None in values:
             common = {**common, "nullable": True}
             values = [v for v in values if v is not None]
@@ -968,18 +868,18 @@ class _Parser:
         elif types in ([], ["boolean"]) and all(isinstance(v, bool) for v in values):
             kind = "boolean"
         else:
-            raise self.unsupported(
+            raise self.ctx.unsupported(
                 at, "an enum of values that are not all strings, all integers or all booleans"
             )
         unique = list(dict.fromkeys(values))
         if len(unique) != len(values):
             repeated = sorted({repr(v) for v in values if values.count(v) > 1})
-            self.note(
+            self.ctx.note(
                 at, f"the enum values {', '.join(repeated)} are listed more than once; read once"
             )
         default = common.get("default", ir.NO_VALUE)
         if default not in (ir.NO_VALUE, None) and default not in unique:
-            self.note(
+            self.ctx.note(
                 join(pointer, "default"),
                 f"default {default!r} is not one of the enum values; ignored",
             )
@@ -987,16 +887,18 @@ class _Parser:
         return ir.Enum(type=kind, values=tuple(unique), **common)
 
     def object(self, node: Mapping[str, Any], pointer: str, common: dict[str, Any]) -> ir.Schema:
-        props_node = self.mapping(
+        props_node = self.ctx.mapping(
             node.get("properties", {}), join(pointer, "properties"), "properties"
         )
         required = node.get("required", [])
         if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-            raise self.error(join(pointer, "required"), "required must be a list of property names")
+            raise self.ctx.error(
+                join(pointer, "required"), "required must be a list of property names"
+            )
         for i, name in enumerate(required):
             if props_node and name not in props_node:
                 # JSON Schema allows it (the property may be of any value); it is often a slip
-                self.note(
+                self.ctx.note(
                     join(pointer, "required", i),
                     f"required property {name!r} is not defined; read as a property of any value",
                 )
@@ -1027,16 +929,12 @@ class _Parser:
         return ir.Object(
             properties=properties,
             additional_properties=additional,
-            title=self.string(node, "title", pointer),
+            title=self.ctx.string(node, "title", pointer),
             **common,
         )
 
 
 _YET = " is not supported by the generator yet"
-
-
-def _place(file: str, fragment: str) -> str:
-    return f"{file}#{fragment}" if file else fragment
 
 
 def _required(node: Any) -> list[str]:
@@ -1080,20 +978,3 @@ def _strip(schema: ir.Schema) -> ir.Schema:
 def _parameter_key(parameter: ir.Parameter) -> str:
     """What tells parameters of one location apart: the name (a header's without case)."""
     return parameter.name.lower() if parameter.location == "header" else parameter.name
-
-
-def _kind(value: Any) -> str:
-    """A JSON name for the type of ``value``, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__
