@@ -98,6 +98,11 @@ class References:
         """Where the schema named ``name`` is."""
         return self.places.get(name) or join("/components/schemas", name)
 
+    def raw_component(self, name: str) -> Any:
+        """The schema named ``name`` as written."""
+        place = self.place(name)
+        return self.node_at(place, place, place)
+
 
 def _place(file: str, fragment: str) -> str:
     return f"{file}#{fragment}" if file else fragment
