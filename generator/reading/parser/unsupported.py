@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .. import ir
+from .context import Context
 
 
 def digest(node: Any) -> str:
@@ -51,7 +52,50 @@ class _Token:
         self.text = text
 
 
-def first_opaque(schema: ir.Schema) -> ir.Opaque | None:
+def without_unsupported(
+    ctx: Context, schemas: dict[str, ir.Schema], operations: list[ir.Operation]
+) -> tuple[dict[str, ir.Schema], list[ir.Operation]]:
+    """Leave out the schemas that hold a construct the generator does not support, what
+    reaches them, and the operations that do either (each listed with why)."""
+    refs = {name: set(_refs(schema)) for name, schema in schemas.items()}
+    gone: set[str] = set()
+    for name, schema in schemas.items():
+        opaque = _first_opaque(schema)
+        if opaque is not None:
+            ctx.omitted.append(
+                ir.Omission(pointer=schema.pointer, reason=f"{opaque.at}: {opaque.reason}")
+            )
+            gone.add(name)
+    changed = bool(gone)
+    while changed:
+        changed = False
+        for name, used in refs.items():
+            if name not in gone and used & gone:
+                culprit = sorted(used & gone)[0]
+                ctx.omitted.append(
+                    ir.Omission(
+                        pointer=schemas[name].pointer,
+                        reason=f"it uses the schema {culprit}, which is left out",
+                    )
+                )
+                gone.add(name)
+                changed = True
+    kept_operations = []
+    for op in operations:
+        opaque = next(filter(None, map(_first_opaque, _operation_schemas(op))), None)
+        used = set(_operation_refs(op)) & gone
+        if opaque is not None:
+            reason = f"{opaque.at}: {opaque.reason}"
+        elif used:
+            reason = f"it uses the schema {sorted(used)[0]}, which is left out"
+        else:
+            kept_operations.append(op)
+            continue
+        ctx.omitted.append(ir.Omission(pointer=op.pointer, reason=reason))
+    return {k: v for k, v in schemas.items() if k not in gone}, kept_operations
+
+
+def _first_opaque(schema: ir.Schema) -> ir.Opaque | None:
     """The first schema the generator does not support inside ``schema`` (not through refs)."""
     todo: list[ir.Schema] = [schema]
     while todo:
@@ -62,7 +106,7 @@ def first_opaque(schema: ir.Schema) -> ir.Opaque | None:
     return None
 
 
-def operation_schemas(op: ir.Operation) -> Iterator[ir.Schema]:
+def _operation_schemas(op: ir.Operation) -> Iterator[ir.Schema]:
     for p in op.parameters:
         yield p.schema
     if op.request_body is not None and op.request_body.schema is not None:
@@ -72,7 +116,7 @@ def operation_schemas(op: ir.Operation) -> Iterator[ir.Schema]:
             yield r.schema
 
 
-def schema_refs(schema: ir.Schema) -> Iterator[str]:
+def _refs(schema: ir.Schema) -> Iterator[str]:
     """The names of the components a schema refers to (not through them)."""
     todo: list[ir.Schema] = [schema]
     while todo:
@@ -82,11 +126,11 @@ def schema_refs(schema: ir.Schema) -> Iterator[str]:
         todo.extend(ir.children(current))
 
 
-def operation_refs(op: ir.Operation) -> Iterator[str]:
+def _operation_refs(op: ir.Operation) -> Iterator[str]:
     for p in op.parameters:
-        yield from schema_refs(p.schema)
+        yield from _refs(p.schema)
     if op.request_body is not None and op.request_body.schema is not None:
-        yield from schema_refs(op.request_body.schema)
+        yield from _refs(op.request_body.schema)
     for r in op.responses:
         if r.schema is not None:
-            yield from schema_refs(r.schema)
+            yield from _refs(r.schema)
