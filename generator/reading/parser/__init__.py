@@ -14,12 +14,13 @@ Where each part is read:
 - :mod:`.references`: where a ``$ref`` leads, in the document or in a file beside it;
 - :mod:`.operations`: paths, operations and parameters; :mod:`.bodies`: request bodies and
   responses; :mod:`.security`: security schemes and requirements; :mod:`.http`: media types;
-- :mod:`.schemas`: the reader of schemas, which hands each to the module of its construct:
-  :mod:`.refs` (``$ref``), :mod:`.allof` (``allOf``, merged), :mod:`.unions` (``oneOf``,
-  ``anyOf``), :mod:`.enums` (``enum``, ``const``), :mod:`.objects` (objects and maps),
-  :mod:`.scalars` (the declared ``type``, a list of types); :mod:`.common` reads what every
-  schema carries (description, constraints, default, example; :mod:`.coercion` reads the last
-  two as the schema's type), and :mod:`.keywords` lists the schema keywords known;
+- :mod:`.schemas`: the reader of schemas (primitives and arrays itself), which hands each other
+  schema to the module of its construct: :mod:`.refs` (``$ref``), :mod:`.allof` (``allOf``,
+  merged), :mod:`.unions` (``oneOf``, ``anyOf``), :mod:`.enums` (``enum``, ``const``),
+  :mod:`.objects` (objects and maps), :mod:`.scalars` (the declared ``type``, a list of
+  several types); :mod:`.common` reads what every schema carries (description, constraints,
+  default, example; :mod:`.coercion` reads the last two as the schema's type), and
+  :mod:`.keywords` lists the schema keywords known;
 - :mod:`.unsupported`: what the generator does not support, kept opaque or left out.
 """
 

@@ -1,5 +1,6 @@
-"""The declared ``type`` of a schema: a primitive (string, number, integer, boolean, null), or a
-list of types, read as an ``anyOf`` of one variant each."""
+"""The declared ``type`` of a schema: the primitives (string, number, integer, boolean, null),
+objects and arrays it lists, and a list of several read as an ``anyOf`` of one variant each (a
+schema of one type is built by :mod:`.schemas` or the module of its construct)."""
 
 from __future__ import annotations
 
