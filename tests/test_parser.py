@@ -414,3 +414,10 @@ def test_the_complete_mode_keeps_what_the_generator_cannot_represent():
     assert lenient.operations == () and lenient.omitted[0].reason.endswith(
         "the schema keyword 'not' is not supported by the generator yet"
     )
+
+
+@pytest.mark.parametrize("servers", [2.5, "https://api.example.com", {"url": "x"}])
+def test_servers_that_are_not_a_list_are_refused_at_their_place(servers):
+    raw = {**document(obj(a={"type": "string"})), "servers": servers}
+    with pytest.raises(SpecError, match=r"^test\.yaml#/servers: must be a list, got "):
+        parse(raw)

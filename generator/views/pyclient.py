@@ -851,7 +851,8 @@ def _waiter(
 ) -> PyWaiter | None:
     """A waiter when ``retrieve`` GETs ``submit``'s path plus ``/{id}``, both return the same
     model, and its ``status`` enum has a value that means success: in ``statuses``, or read from
-    the values' names where there is no status data (see :func:`~generator.reading.statuses.by_name`)."""
+    the values' names where there is no status data (see :func:`~generator.reading.statuses.by_name`).
+    """
     if (
         submit.http_method != "POST"
         or retrieve.http_method != "GET"

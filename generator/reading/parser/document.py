@@ -9,7 +9,7 @@ from typing import Any
 from .. import ir
 from ..loader import load_yaml
 from ...pointer import join
-from .context import Context, Mode
+from .context import Context, Mode, json_kind
 from .operations import read_path_item
 from .references import References
 from .schemas import SchemaReader
@@ -75,10 +75,7 @@ def _read_document(reader: SchemaReader) -> ir.Document:
         title=str(info.get("title", "")),
         version=str(info.get("version", "")),
         description=reader.ctx.string(info, "description", "/info"),
-        servers=tuple(
-            str(reader.ctx.mapping(s, join("/servers", i), "a server").get("url", ""))
-            for i, s in enumerate(raw.get("servers") or ())
-        ),
+        servers=_servers(reader.ctx, raw.get("servers") or ()),
         security=read_security(reader.ctx, raw.get("security"), "/security"),
         requirements=read_requirements(reader.ctx, raw.get("security"), "/security") or (),
         security_schemes=read_security_schemes(
@@ -89,6 +86,16 @@ def _read_document(reader: SchemaReader) -> ir.Document:
         diagnostics=tuple(reader.ctx.diagnostics),
         omitted=tuple(reader.ctx.omitted),
         files=tuple(sorted(name for name in reader.refs.files if name)),
+    )
+
+
+def _servers(ctx: Context, node: Any) -> tuple[str, ...]:
+    """The URLs of the document's ``servers``, which must be a list of objects."""
+    if not isinstance(node, (list, tuple)):
+        raise ctx.error("/servers", f"must be a list, got {json_kind(node)}")
+    return tuple(
+        str(ctx.mapping(s, join("/servers", i), "a server").get("url", ""))
+        for i, s in enumerate(node)
     )
 
 
