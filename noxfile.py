@@ -97,6 +97,32 @@ def pythons(session: nox.Session) -> None:
     )
 
 
+UVICORNS = ("0.36.0", "0.54.0")
+"""uvicorn's oldest release of the range the runtime declares (its ``reference`` extra,
+``uvicorn>=0.36,<0.55``) and its newest: the reference server extends uvicorn's h11 protocol
+class, through ``runtime/together_rl_runtime/reference/_uvicorn.py``."""
+UVICORN_TESTS = (
+    "tests/test_reference_uvicorn.py",
+    "tests/test_reference_http.py",
+    "tests/test_reference_server.py",
+)
+"""The tests of what the server takes of uvicorn: the adapter, and the server over HTTP/1.1
+(framing, refusals, deadlines, keep-alive, connections, starting and stopping)."""
+
+
+@nox.session
+def uvicorn(session: nox.Session) -> None:
+    """The tests of what the reference server takes of uvicorn on each release of
+    :data:`UVICORNS` in turn, in one environment (more pytest arguments after ``--``)."""
+    session.install(TORCH)
+    session.install(
+        "-e", f"{RUNTIME}[reference]", "-e", ".", "pytest>=8,<10", "pytest-xdist>=3.5,<4"
+    )
+    for version in UVICORNS:
+        session.install(f"uvicorn=={version}")
+        session.run("pytest", *_in_parallel([*UVICORN_TESTS, *session.posargs]))
+
+
 @nox.session(name="next-revision")
 def next_revision(session: nox.Session) -> None:
     """The catalogue of made-up next revisions (tests/nextrevision.py): each kind of change
