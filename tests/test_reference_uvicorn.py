@@ -136,14 +136,14 @@ class App:
             "status": 200,
             "headers": [(b"content-length", b"2")],
         }
-        if scope["path"] == "/hold":
-            self.holding.set()
-            self.told.append((await receive())["type"])
-        elif scope["path"] == "/started":
+        if scope["path"] == "/started":
             await send(head)
             self.holding.set()
             await self.finish.wait()
-        if scope["path"] != "/started":
+        else:
+            if scope["path"] == "/hold":
+                self.holding.set()
+                self.told.append((await receive())["type"])
             await send(head)
         await send({"type": "http.response.body", "body": b"ok"})
 
@@ -177,6 +177,8 @@ async def serving(app: App, **options: Any) -> AsyncIterator[tuple[int, list[Any
 
 
 def run(test: Any) -> None:
+    """Run the coroutine function ``test`` in an event loop of its own (stopped after 30 s, so
+    that a test that hangs fails instead)."""
     asyncio.run(asyncio.wait_for(test(), 30))
 
 
@@ -184,6 +186,7 @@ GET = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
 
 
 async def read_answer(reader: asyncio.StreamReader) -> bytes:
+    """An answer of :class:`App`: its head, and its body of two bytes."""
     head = await reader.readuntil(b"\r\n\r\n")
     return head + await reader.readexactly(2)
 
@@ -235,6 +238,22 @@ def test_response_done_follows_each_response_written_whole():
     run(test)
 
 
+@contextlib.asynccontextmanager
+async def held(path: str) -> AsyncIterator[tuple[App, Watched, asyncio.StreamReader]]:
+    """A request for ``path`` that the application holds (see :class:`App`): the application,
+    the connection's protocol, and the client's side of it."""
+    app = App()
+    async with serving(app) as (port, seen):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        await app.holding.wait()
+        (protocol,) = seen
+        try:
+            yield app, protocol, reader
+        finally:
+            writer.close()
+
+
 @pytest.mark.slow
 def test_take_over_silences_the_application_before_its_response_and_not_after():
     """While the application holds its answer, ``take_over`` tells it the client has gone and
@@ -242,28 +261,16 @@ def test_take_over_silences_the_application_before_its_response_and_not_after():
     Once the application has sent its response's head, it is too late (False)."""
 
     async def test() -> None:
-        app = App()
-        async with serving(app) as (port, seen):
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(b"GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
-            await app.holding.wait()
-            (protocol,) = seen
+        async with held("/hold") as (app, protocol, reader):
             assert protocol.take_over() is True
             protocol.transport.write(b"ours")
             protocol.transport.close()
             assert await reader.read() == b"ours"
             assert app.told == ["http.disconnect"]
-            writer.close()
-        app = App()
-        async with serving(app) as (port, seen):
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(b"GET /started HTTP/1.1\r\nHost: x\r\n\r\n")
-            await app.holding.wait()
-            (protocol,) = seen
+        async with held("/started") as (app, protocol, reader):
             assert protocol.take_over() is False
             app.finish.set()
             assert (await read_answer(reader)).endswith(b"ok")
-            writer.close()
 
     run(test)
 
