@@ -21,8 +21,8 @@ nox.options.sessions = ["tests"]
 TORCH = "torch==2.13.0"
 GENERATED = Path("generated")
 RUNTIME = "./runtime"
-"""The runtime distribution every revision package depends on (installed editable beside the
-generator, which uses its own checkout's runtime in any case)."""
+"""The runtime distribution every revision package depends on, installed editable beside the
+generator wherever the generator runs (it refuses a runtime other than its checkout's)."""
 
 
 def _packages() -> list[Path]:
@@ -32,7 +32,7 @@ def _packages() -> list[Path]:
 @nox.session
 def generate(session: nox.Session) -> None:
     """Validate spec/ and render every revision into generated/ (``-- --revision ID`` for one)."""
-    session.install("-e", ".")
+    session.install("-e", RUNTIME, "-e", ".")
     session.run("python", "-m", "generator", "validate")
     session.run("python", "-m", "generator", "generate", *session.posargs)
 
@@ -40,7 +40,7 @@ def generate(session: nox.Session) -> None:
 @nox.session
 def check(session: nox.Session) -> None:
     """Fail with a diff if generated/ is not what the generator renders."""
-    session.install("-e", ".")
+    session.install("-e", RUNTIME, "-e", ".")
     session.run("python", "-m", "generator", "check")
 
 
@@ -95,6 +95,32 @@ def pythons(session: nox.Session) -> None:
         "tests/test_any_python.py",
         *session.posargs,
     )
+
+
+UVICORNS = ("0.36.0", "0.54.0")
+"""uvicorn's oldest release of the range the runtime declares (its ``reference`` extra,
+``uvicorn>=0.36,<0.55``) and its newest: the reference server extends uvicorn's h11 protocol
+class, through ``runtime/together_rl_runtime/reference/_uvicorn.py``."""
+UVICORN_TESTS = (
+    "tests/test_reference_uvicorn.py",
+    "tests/test_reference_http.py",
+    "tests/test_reference_server.py",
+)
+"""The tests of what the server takes of uvicorn: the adapter, and the server over HTTP/1.1
+(framing, refusals, deadlines, keep-alive, connections, starting and stopping)."""
+
+
+@nox.session
+def uvicorn(session: nox.Session) -> None:
+    """The tests of what the reference server takes of uvicorn on each release of
+    :data:`UVICORNS` in turn, in one environment (more pytest arguments after ``--``)."""
+    session.install(TORCH)
+    session.install(
+        "-e", f"{RUNTIME}[reference]", "-e", ".", "pytest>=8,<10", "pytest-xdist>=3.5,<4"
+    )
+    for version in UVICORNS:
+        session.install(f"uvicorn=={version}")
+        session.run("pytest", *_in_parallel([*UVICORN_TESTS, *session.posargs]))
 
 
 @nox.session(name="next-revision")
@@ -181,7 +207,7 @@ def build(session: nox.Session) -> None:
     """Build the sdist and wheel of the runtime and of every generated package into dist/,
     reproducibly (the same bytes on every run, with the pinned setuptools); check them with
     twine."""
-    session.install("-e", ".[release]")
+    session.install("-e", RUNTIME, "-e", ".[release]")
     shutil.rmtree("dist", ignore_errors=True)
     session.run("python", "-m", "generator", "build", "--out", "dist")
     session.run("twine", "check", "--strict", *sorted(str(p) for p in Path("dist").iterdir()))
@@ -191,5 +217,5 @@ def build(session: nox.Session) -> None:
 def publish(session: nox.Session) -> None:
     """Upload dist/ to a package index, skipping versions already there and refusing changed ones
     (``-- --repository-url URL [--index-url URL] [--dist DIR]``; credentials from TWINE_*)."""
-    session.install("-e", ".[release]")
+    session.install("-e", RUNTIME, "-e", ".[release]")
     session.run("python", "-m", "generator", "publish", *session.posargs)

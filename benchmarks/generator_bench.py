@@ -155,7 +155,8 @@ def after_add_revision(repeat: int) -> dict[str, Any]:
 
         def generate(*extra: str) -> Callable[[], Sample]:
             command = [sys.executable, "-m", "generator", "generate", *extra]
-            return lambda: run_commands([command], timeout=600, env=env, cwd=project)
+            in_copy = nextrevision.environment(project, env)
+            return lambda: run_commands([command], timeout=600, env=in_copy, cwd=project)
 
         revisions = len(load_index(project / "spec"))
         contenders = {

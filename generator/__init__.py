@@ -2,12 +2,12 @@
 
 The generator works with the runtime of its own checkout (``runtime/``): it reads the runtime's
 lists (settings, roles, rules, the names generated code imports), and the packages it renders
-import it. Importing the generator puts that runtime first on the import path.
+import it. The runtime is installed beside the generator (``pip install -e ./runtime``; a copy of
+the project puts its own ``runtime/`` first on ``PYTHONPATH``); importing the generator checks
+that the runtime it finds is its checkout's, and raises ``RuntimeMissingError``, naming the pip
+command that installs it, where it is not.
 """
 
-import sys
-from pathlib import Path
+from .reading.runtime import runtime
 
-_RUNTIME = str(Path(__file__).resolve().parent.parent / "runtime")
-if _RUNTIME not in sys.path:
-    sys.path.insert(0, _RUNTIME)
+runtime()

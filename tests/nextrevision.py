@@ -826,6 +826,17 @@ def copy_project(target: Path) -> Path:
     return target
 
 
+def environment(project: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (else this process's environment) for a process in the copy ``project``, with the
+    copy's own runtime first on ``PYTHONPATH``: its generator refuses the runtime installed here,
+    which is the project's."""
+    variables = dict(os.environ if env is None else env)
+    rest = variables.get("PYTHONPATH")
+    runtime = str(project.resolve() / "runtime")
+    variables["PYTHONPATH"] = os.pathsep.join([runtime, *([rest] if rest else [])])
+    return variables
+
+
 class AppendFailed(Exception):
     """Appending a made-up revision went wrong: a command failed, or a decision's warning was
     not what the README says ``generate`` prints."""
@@ -837,7 +848,7 @@ def _generator(
     result = subprocess.run(
         [sys.executable, "-m", "generator", *command],
         cwd=project,
-        env=env,
+        env=environment(project, env),
         capture_output=True,
         text=True,
     )
@@ -892,7 +903,7 @@ def append(
 
 def _pytest(project: Path, args: list[str]) -> int:
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
-    return subprocess.run(command, cwd=project).returncode
+    return subprocess.run(command, cwd=project, env=environment(project)).returncode
 
 
 def _fresh(base: Path, label: str) -> Path:

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 from conftest import ROOT
+from nextrevision import environment
 
 from generator.reading.revisions import load_index
 
@@ -29,7 +30,7 @@ def run(
         cwd=project,
         capture_output=True,
         text=True,
-        env={**os.environ, **(env or {})},
+        env=environment(project, {**os.environ, **(env or {})}),
     )
 
 

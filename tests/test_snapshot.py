@@ -14,6 +14,7 @@ from generator.output import package, render, tree
 from generator.cli import main
 from generator.project import Project
 from generator.reading.revisions import load_index
+from generator.reading.runtime import python_path
 from generator.changes.versions import package_versions
 
 
@@ -88,7 +89,7 @@ def test_rendering_is_deterministic_across_processes(tmp_path):
             cwd=ROOT,
             check=True,
             capture_output=True,
-            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin", "PYTHONPATH": python_path()},
         )
         outputs.append(tree.read_tree(out))
     assert outputs[0] == outputs[1]

@@ -34,16 +34,27 @@ class RuntimeMissingError(GeneratorError):
 
 @cache
 def runtime() -> ModuleType:
-    """The runtime package of this checkout, imported."""
+    """The runtime package of this checkout, imported (RuntimeMissingError, naming the pip
+    command that installs it, where it is not installed or another copy is imported)."""
     package = RUNTIME_DIR / IMPORT_NAME
     if not (package / "__init__.py").is_file():
         raise RuntimeMissingError(f"the runtime is not at {package}")
-    module = importlib.import_module(IMPORT_NAME)  # first on the path: see generator/__init__
+    install = f"pip install -e {RUNTIME_DIR}"
+    try:
+        module = importlib.import_module(IMPORT_NAME)
+    except ModuleNotFoundError as exc:
+        if exc.name != IMPORT_NAME:
+            raise
+        raise RuntimeMissingError(
+            f"{IMPORT_NAME} is not installed: the generator needs this checkout's runtime; "
+            f"install it with `{install}`"
+        ) from None
     where = Path(module.__file__ or "").resolve().parent
     if where != package.resolve():
         raise RuntimeMissingError(
-            f"{IMPORT_NAME} is imported from {where}, not from this checkout's {package}; "
-            "uninstall that copy"
+            f"{IMPORT_NAME} is imported from {where}, not from this checkout's {package}: "
+            f"install this checkout's with `{install}` (a copy of the project: put {RUNTIME_DIR} "
+            "first on PYTHONPATH)"
         )
     return module
 

@@ -1,5 +1,6 @@
-"""The state folder as a whole: one server at a time holds it, and what a server that stopped in
-the middle of a write left behind is removed when the next one starts.
+"""The state folder as a whole: one server at a time holds it, what a server that stopped in
+the middle of a write left behind is removed when the next one starts, and a new file or a
+rename in one of its folders is made durable (:func:`sync_folder`).
 
 Two servers on one folder would each append their own steps to the same journals (each
 acknowledging a step under the same number) and leave them unreadable; so a server takes an
@@ -19,7 +20,10 @@ try:
 except ImportError:  # not a POSIX system: the folder is not locked there
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["LOCK", "StateDirInUse", "StateDirLock", "remove_leftovers"]
+__all__ = ["FORMAT", "LOCK", "StateDirInUse", "StateDirLock", "remove_leftovers", "sync_folder"]
+
+FORMAT = 2
+"""The format of a session's folder: of its description (``session.json``) and its snapshots."""
 
 LOCK = "server.lock"
 """The lock file in the state folder; it holds the process id of the server holding it."""
@@ -71,6 +75,20 @@ def _holder(fd: int) -> str:
     """Who holds the lock, as its file says."""
     text = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
     return f"pid {text}" if text.isdigit() else "its process id not written yet"
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a rename or a new file in ``folder`` durable (where the system allows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def remove_leftovers(state_dir: Path) -> int:

@@ -30,6 +30,9 @@ path of the server's disk (its log has those).
 
 A folder saved by runtime 1.0.0 (``<hash>.pt``, the whole state after every step) is taken over
 on first use: its operations become records of the journal and its tensors the first snapshot.
+
+How the snapshots' files are written and found is in ``_snapshots``; the state folder's lock,
+format and durability in ``_statedir``.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import queue
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -50,7 +53,9 @@ from typing import Any
 import torch
 
 from ._session import LocalSession, ReplayError, StepRecord
-from ._statedir import StateDirLock, remove_leftovers
+from ._snapshots import save_snapshot, write_snapshot
+from ._snapshots import snapshots as _snapshots
+from ._statedir import FORMAT, StateDirLock, remove_leftovers, sync_folder
 from ._tenants import NO_KEY
 
 __all__ = [
@@ -61,10 +66,8 @@ __all__ = [
     "session_folder",
 ]
 
-FORMAT = 2
 JOURNAL = "journal"
 META = "session.json"
-SNAPSHOT_PREFIX = "snapshot-"
 
 logger = logging.getLogger("together_rl_runtime.reference")
 
@@ -113,20 +116,6 @@ def _loading_problem(exc: Exception) -> str:
     return f"{type(exc).__name__} (the server's log has the details)"
 
 
-def _sync_folder(folder: Path) -> None:
-    """Make a rename or a new file in ``folder`` durable (where the system allows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _sync(fd: int) -> None:
     (getattr(os, "fdatasync", None) or os.fsync)(fd)
 
@@ -154,8 +143,8 @@ class Journal:
             os.fsync(file.fileno())
         os.replace(temporary, folder / META)
         (folder / JOURNAL).touch()
-        _sync_folder(folder)
-        _sync_folder(folder.parent)
+        sync_folder(folder)
+        sync_folder(folder.parent)
 
     @staticmethod
     def read(folder: Path) -> list[dict[str, Any]]:
@@ -247,39 +236,6 @@ def _parse(line: bytes) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _snapshots(folder: Path) -> list[tuple[int, Path]]:
-    """The snapshots in ``folder``, newest first."""
-    found = []
-    for path in folder.glob(f"{SNAPSHOT_PREFIX}*.pt"):
-        try:
-            found.append((int(path.stem.removeprefix(SNAPSHOT_PREFIX)), path))
-        except ValueError:
-            continue
-    return sorted(found, reverse=True)
-
-
-def write_snapshot(folder: Path, seq: int, state: Mapping[str, Any]) -> None:
-    """Write the tensors of a session after record ``seq``, atomically and durably; then remove
-    the older snapshots."""
-    path = folder / f"{SNAPSHOT_PREFIX}{seq:012d}.pt"
-    if path.exists():
-        return
-    temporary = folder / f".{path.name}.tmp"
-    try:
-        with open(temporary, "wb") as file:
-            torch.save({"format": FORMAT, "seq": seq, "state": dict(state)}, file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    _sync_folder(folder)
-    for older, old in _snapshots(folder):
-        if older < seq:
-            old.unlink(missing_ok=True)
-
-
 class _Entry:
     """A session in memory, and who uses it."""
 
@@ -295,6 +251,81 @@ class _Entry:
         self.ready = threading.Event()
         self.error: Exception | None = None
         self.evicting = False
+
+
+def _read_back(
+    entry: _Entry, folder: Path, legacy: Path, factory: SessionFactory, revision: str
+) -> None:
+    """Load ``entry``'s session from ``folder`` (from ``legacy``, a session saved by runtime
+    1.0.0, where the folder has none yet): a new session from ``factory`` takes the newest
+    snapshot that loads, then the records of the journal, those after the snapshot applied
+    again."""
+    tenant, session_id = entry.name
+    session, gradients = factory()
+    if not (folder / META).is_file() and legacy.is_file():
+        _take_over(legacy, folder, session_id, session, revision)
+    meta = json.loads((folder / META).read_text())
+    if (
+        meta.get("format") != FORMAT
+        or meta.get("session_id") != session_id
+        or meta.get("tenant", NO_KEY) != tenant
+    ):
+        raise StateError("its folder holds another session, or one of another format")
+    records = Journal.read(folder)
+    snapshot_seq = 0
+    for seq, path in _snapshots(folder):
+        try:
+            saved = torch.load(path, weights_only=True)
+            with session._turn():
+                session._load_tensor_state(saved["state"])
+        except Exception as exc:  # a damaged snapshot: an older one, or the journal, has it
+            logger.warning("%s does not load (%s); trying an older one", path, exc)
+            continue
+        snapshot_seq = seq
+        break
+    if snapshot_seq > len(records):
+        raise StateError(
+            f"its snapshot follows journal record {snapshot_seq}, and the journal ends with "
+            f"record {len(records)}"
+        )
+    for record in records:
+        session._restore_record(record, apply=record["seq"] > snapshot_seq, gradients=gradients)
+    entry.session, entry.gradients = session, gradients
+    entry.journal = Journal(folder, len(records))
+    entry.snapshot_seq = snapshot_seq
+    entry.steps_since_snapshot = sum(
+        1 for record in records if record["seq"] > snapshot_seq and record["step"] is not None
+    )
+
+
+def _take_over(
+    legacy: Path, folder: Path, session_id: str, session: LocalSession, revision: str
+) -> None:
+    """Turn a session saved by runtime 1.0.0 (``legacy``: its whole state) into a journal and a
+    snapshot in ``folder``, loading its tensors into ``session`` (a new one) on the way."""
+    saved = torch.load(legacy, weights_only=True)["state"]
+    Journal.create(folder, session_id, NO_KEY, revision)
+    journal = Journal(folder, 0)
+    by_operation = {entry[1]: key for key, entry in saved["idempotency_keys"].items()}
+    try:
+        for operation_id, operation in saved["operations"].items():
+            output = operation.get("output")
+            step = output.get("step") if isinstance(output, dict) else None
+            journal.append(
+                StepRecord(
+                    idempotency_key=by_operation.get(operation_id),
+                    request=None,
+                    operation=operation,
+                    step=None if step is None else int(step),
+                )
+            )
+    finally:
+        journal.close()
+    with session._turn():
+        session._load_tensor_state(saved)
+        state = session._tensor_state()
+    write_snapshot(folder, journal.seq, state)
+    legacy.unlink()
 
 
 class SessionStore:
@@ -364,13 +395,12 @@ class SessionStore:
             else:
                 return None
         if loading:
+            folder = self._folder(name)
             try:
                 with self._folder_lock(name):
-                    self._load(name, entry)
+                    _read_back(entry, folder, self._legacy(folder), self._factory, self._revision)
             except Exception as exc:
-                logger.exception(
-                    "loading the saved session %r (%s) failed", session_id, self._folder(name)
-                )
+                logger.exception("loading the saved session %r (%s) failed", session_id, folder)
                 entry.error = (
                     exc if isinstance(exc, StateError) else StateError(_loading_problem(exc))
                 )
@@ -510,80 +540,16 @@ class SessionStore:
     def _folder_lock(self, name: Name) -> threading.Lock:
         return self._folder_locks[hash(name) % len(self._folder_locks)]
 
+    def _legacy(self, folder: Path) -> Path:
+        """Where runtime 1.0.0 saved the session of ``folder``."""
+        assert self.state_dir is not None
+        return self.state_dir / f"{folder.name}.pt"
+
     def _on_disk(self, name: Name) -> bool:
         if self.state_dir is None:
             return False
         folder = self._folder(name)
-        return (folder / META).is_file() or (self.state_dir / f"{folder.name}.pt").is_file()
-
-    def _load(self, name: Name, entry: _Entry) -> None:
-        assert self.state_dir is not None
-        tenant, session_id = name
-        folder = self._folder(name)
-        session, gradients = self._factory()
-        legacy = self.state_dir / f"{folder.name}.pt"
-        if not (folder / META).is_file() and legacy.is_file():
-            self._take_over(session_id, session, legacy, folder)
-        meta = json.loads((folder / META).read_text())
-        if (
-            meta.get("format") != FORMAT
-            or meta.get("session_id") != session_id
-            or meta.get("tenant", NO_KEY) != tenant
-        ):
-            raise StateError("its folder holds another session, or one of another format")
-        records = Journal.read(folder)
-        snapshot_seq = 0
-        for seq, path in _snapshots(folder):
-            try:
-                saved = torch.load(path, weights_only=True)
-                with session._turn():
-                    session._load_tensor_state(saved["state"])
-            except Exception as exc:  # a damaged snapshot: an older one, or the journal, has it
-                logger.warning("%s does not load (%s); trying an older one", path, exc)
-                continue
-            snapshot_seq = seq
-            break
-        if snapshot_seq > len(records):
-            raise StateError(
-                f"its snapshot follows journal record {snapshot_seq}, and the journal ends with "
-                f"record {len(records)}"
-            )
-        for record in records:
-            session._restore_record(record, apply=record["seq"] > snapshot_seq, gradients=gradients)
-        entry.session, entry.gradients = session, gradients
-        entry.journal = Journal(folder, len(records))
-        entry.snapshot_seq = snapshot_seq
-        entry.steps_since_snapshot = sum(
-            1 for record in records if record["seq"] > snapshot_seq and record["step"] is not None
-        )
-
-    def _take_over(
-        self, session_id: str, session: LocalSession, legacy: Path, folder: Path
-    ) -> None:
-        """Turn a session saved by runtime 1.0.0 into a journal and a snapshot."""
-        saved = torch.load(legacy, weights_only=True)["state"]
-        Journal.create(folder, session_id, NO_KEY, self._revision)
-        journal = Journal(folder, 0)
-        by_operation = {entry[1]: key for key, entry in saved["idempotency_keys"].items()}
-        try:
-            for operation_id, operation in saved["operations"].items():
-                output = operation.get("output")
-                step = output.get("step") if isinstance(output, dict) else None
-                journal.append(
-                    StepRecord(
-                        idempotency_key=by_operation.get(operation_id),
-                        request=None,
-                        operation=operation,
-                        step=None if step is None else int(step),
-                    )
-                )
-        finally:
-            journal.close()
-        with session._turn():
-            session._load_tensor_state(saved)
-            state = session._tensor_state()
-        write_snapshot(folder, journal.seq, state)
-        legacy.unlink()
+        return (folder / META).is_file() or self._legacy(folder).is_file()
 
     def _bound(self, keep: Name | None = None) -> None:
         """Move least recently used sessions to disk while more than ``max_sessions`` are in
@@ -625,13 +591,7 @@ class SessionStore:
                 return
             state = entry.session._tensor_state()
             entry.snapshot_seq, entry.steps_since_snapshot = seq, 0
-        try:
-            with self._folder_lock(entry.name):
-                write_snapshot(entry.journal.folder, seq, state)
-        except OSError as exc:
-            logger.warning(
-                "snapshot of %s failed (%s); its journal has every step", entry.journal.folder, exc
-            )
+        save_snapshot(entry.journal.folder, seq, state, lock=self._folder_lock(entry.name))
 
     def _snapshot_later(self, entry: _Entry, state: dict[str, Any]) -> None:
         assert entry.journal is not None
@@ -639,15 +599,6 @@ class SessionStore:
         self._snapshots.put((entry.name, entry.journal.folder, entry.journal.seq, state))
 
     def _write_snapshots(self) -> None:
-        while True:
-            job = self._snapshots.get()
-            if job is None:
-                return
+        while (job := self._snapshots.get()) is not None:
             name, folder, seq, state = job
-            try:
-                with self._folder_lock(name):
-                    write_snapshot(folder, seq, state)
-            except OSError as exc:
-                logger.warning(
-                    "snapshot of %s failed (%s); its journal has every step", folder, exc
-                )
+            save_snapshot(folder, seq, state, lock=self._folder_lock(name))

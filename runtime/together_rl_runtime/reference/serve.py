@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import http
 import importlib
 import ipaddress
@@ -46,10 +45,9 @@ import h11
 import torch
 import uvicorn
 from torch import Tensor, nn
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .._model import UNSET
-from . import distributed
+from . import _uvicorn, distributed
 from ._connections import RETRY_AFTER, Budget, Gate, Verdict, raise_file_limit
 from ._routes import Router, error
 from ._session import LocalSession
@@ -218,7 +216,7 @@ def _described(exc: h11.RemoteProtocolError | None, limits: _Limits) -> tuple[in
     return status, f"the request is not valid HTTP/1.1: {text}"
 
 
-class _Protocol(H11Protocol):
+class _Protocol(_uvicorn.Protocol):
     """uvicorn's HTTP/1.1 over h11, with the server's limits, a deadline on each whole request
     (from its first byte, or from the connection's start, to its last byte of body), and every
     refusal answered in the API's JSON format, then the connection closed gracefully. The
@@ -226,20 +224,20 @@ class _Protocol(H11Protocol):
     ``Retry-After`` as soon as it is made (or, past the refusals the bound allows, closed)."""
 
     def __init__(self, *args: Any, limits: _Limits, gate: Gate, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        self.strict = _StrictConnection(limits)
+        super().__init__(*args, parser=self.strict, **kwargs)
         self.limits = limits
         self.gate = gate
         self.verdict: Verdict | None = None
-        self.strict = self.conn = _StrictConnection(limits)
         self._deadline: asyncio.TimerHandle | None = None
         self._receiving = False
         self._refused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)  # type: ignore[arg-type]
+        super().connection_made(transport)
         self.verdict = self.gate.enter()
         if self.verdict is Verdict.DROP:
-            transport.abort()  # type: ignore[attr-defined]
+            self.transport.abort()
             return
         # answers are small and written in parts (head, body): send each at once rather than
         # waiting for the client's delayed ACK (asyncio sets this only on sockets made with
@@ -269,31 +267,29 @@ class _Protocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return  # read and dropped until the connection closes
-        if self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
+        if self.strict.their_state in (h11.IDLE, h11.SEND_BODY):
             if self._deadline is None:
                 self._arm()
             self._receiving = True
         super().data_received(data)
         self._settle()
 
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
+    def response_done(self) -> None:
         if self.transport.is_closing() or self._refused:
             return
         # a pipelined request that had begun to arrive has its deadline too
-        if self.conn.their_state is h11.SEND_BODY or self.conn.trailing_data[0]:
+        if self.strict.their_state is h11.SEND_BODY or self.strict.trailing_data[0]:
             self._receiving = True
             if self._deadline is None:
                 self._arm()
         self._settle()
 
-    def send_400_response(self, msg: str) -> None:
-        status, message = _described(self.strict.error, self.limits)
-        self._refuse(status, message)
+    def malformed(self, message: str) -> None:
+        self._refuse(*_described(self.strict.error, self.limits))
 
     def _settle(self) -> None:
         """Once the request has arrived whole (or the connection ends), its deadline is off."""
-        if self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+        if self.strict.their_state not in (h11.IDLE, h11.SEND_BODY):
             self._disarm()
             self._receiving = False
 
@@ -330,15 +326,10 @@ class _Protocol(H11Protocol):
         """Answer ``status`` with an ErrorData body and close: the client's further bytes are
         read and dropped for a while first, so that it reads the answer rather than a reset."""
         self._disarm()
-        self._unset_keepalive_if_required()
         self._refused = True
-        cycle = self.cycle
-        if cycle is not None and not cycle.response_complete:
-            if cycle.response_started:  # too late for an answer of its own
-                self.transport.close()
-                return
-            cycle.disconnected = True  # the application's answer, if any, goes nowhere
-            cycle.message_event.set()
+        if not self.take_over():  # a response has begun: too late for an answer of its own
+            self.transport.close()
+            return
         self.logger.info("refused a request: %d %s", status, message)
         _, payload, extra = error(status, kind, message, headers=headers)
         self.transport.write(_answer_bytes(status, payload, close=True, headers=extra))
@@ -445,10 +436,9 @@ class ReferenceServer:
         self.server_port: int = self.socket.getsockname()[1]
         self.executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="reference")
         limits = _Limits(max_body_bytes, read_timeout)
-        protocol = functools.partial(_Protocol, limits=limits, gate=Gate(budget))
         config = uvicorn.Config(
             _App(router, limits, self.executor),
-            http=protocol,  # type: ignore[arg-type]
+            http=_uvicorn.http_protocol(_Protocol, limits=limits, gate=Gate(budget)),
             interface="asgi3",
             lifespan="off",
             ws="none",
@@ -485,7 +475,7 @@ class ReferenceServer:
                 signal.signal(signal.SIGTERM, previous)
 
     def shutdown(self) -> None:
-        self.uvicorn.should_exit = True
+        _uvicorn.stop(self.uvicorn)
 
     def _stop_on_signal(self, signum: int, frame: Any) -> None:
         self.shutdown()
