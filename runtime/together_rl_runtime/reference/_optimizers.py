@@ -76,8 +76,9 @@ class SessionOptimizers:
         clip_coef = _optim.clip_coefficient(settings.clip, total_norm)
         if clip_coef is not None and clip_coef.item() == 1.0:
             # Within the bound, clip_grad_norm_ multiplies every gradient by exactly 1, which
-            # changes nothing: the gradients are left as they are (Adam's kernel then reads them
-            # without writing them back). One more scalar read, after the finite check's.
+            # changes nothing: the gradients are left as they are (a kernel that folds the clip
+            # in then reads them without writing them back). One more scalar read, after the
+            # finite check's.
             clip_coef = None
         for optimizer in self._runs:
             handled = [name for name in names if self._handler[name] == optimizer.name]

@@ -347,7 +347,7 @@ class LocalSession:
         saved = self._optimizers.copy() if self._rollback else None
         try:
             with _sharded.together(self._sharding):  # sharded: fails on every process, or none
-                self._optimizers.apply(names, settings, total_norm)
+                self._apply(names, settings, total_norm)
             self._optimizers.check_finite(names)  # after every process's update: an all-reduce
         except _optim.NonFiniteUpdate as exc:
             # refused as non-finite gradients are: the same code, and nothing changed (where
@@ -376,6 +376,10 @@ class LocalSession:
         if undo is not None and saved is not None:
             undo.append(self._undoing(saved, before))
         return None
+
+    def _apply(self, names: list[str], settings: StepSettings, total_norm: Tensor) -> None:
+        """Update the parameters ``names`` with each optimizer the session runs."""
+        self._optimizers.apply(names, settings, total_norm)
 
     def _failed(self, operation_id: str, code: Any, message: str) -> Any:
         definition = self.revision
