@@ -1,6 +1,7 @@
 """The optimizers a session runs over its parameters: which one handles each parameter, their
-optimizer state, and a step's update, dispatched to each one's algorithm (found through the
-registry, ``together_rl_runtime.optimizers``)."""
+optimizer state, a step's update, dispatched to each one's algorithm (found through the
+registry, ``together_rl_runtime.optimizers``), and the copies, saves and loads of the tensors
+they update."""
 
 from __future__ import annotations
 
@@ -11,19 +12,22 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from .._exceptions import ConfigurationError
 from ..optimizers import REGISTRY, Optimizer, runs
 from . import _optim
 from ._algorithm import Update, algorithm_of
 from ._overrides import StepSettings
 from ._sharded import Sharding
 
-__all__ = ["Filter", "SessionOptimizers", "grad"]
+__all__ = ["Filter", "Gradients", "Saved", "SessionOptimizers", "grad"]
 
 Filter = Callable[[str, Tensor], bool]
 """Whether an optimizer with a filter handles a parameter, by its name and tensor."""
 
 Saved = tuple[dict[str, Tensor], dict[str, dict[str, Any]]]
 """The parameters and optimizer states as :meth:`SessionOptimizers.copy` took them."""
+Gradients = Mapping[str, Tensor | None]
+"""A copy of every parameter's gradient, by name (``None``: it has none)."""
 
 
 def grad(param: Tensor) -> Tensor:
@@ -130,17 +134,47 @@ class SessionOptimizers:
             for name, value in parameters.items():
                 self._params[name].copy_(value)
 
+    def gradients(self) -> Gradients:
+        """A copy of every parameter's gradient, to put back if the step fails."""
+        return {
+            name: None if p.grad is None else p.grad.detach().clone()
+            for name, p in self._params.items()
+        }
+
+    def restore_gradients(self, saved: Gradients | None) -> None:
+        """Put back what :meth:`gradients` took (nothing where ``saved`` is ``None``)."""
+        if saved is None:
+            return
+        for name, gradient in saved.items():
+            self._params[name].grad = gradient
+
     # -- saving -------------------------------------------------------------------------------------
 
     def saved(self) -> dict[str, Any]:
-        """Each optimizer's states as ``state_dict`` holds them, by optimizer and parameter."""
-        return {
-            optimizer: {name: self._algorithms[optimizer].saved(s) for name, s in states.items()}
-            for optimizer, states in self.states.items()
+        """The parameters (copies) and each optimizer's states as ``state_dict`` holds them, by
+        optimizer and parameter."""
+        saved: dict[str, Any] = {
+            "parameters": {name: p.detach().clone() for name, p in self._params.items()}
         }
+        for optimizer, states in self.states.items():
+            algorithm = self._algorithms[optimizer]
+            saved[optimizer] = {name: algorithm.saved(s) for name, s in states.items()}
+        return saved
 
     def load(self, state: Mapping[str, Any]) -> None:
-        """Take each optimizer's states from a ``state_dict``'s (:meth:`saved`)."""
+        """Take the parameters and each optimizer's states from a ``state_dict``'s
+        (:meth:`saved`), refusing parameters that are not these (ConfigurationError)."""
+        saved = state["parameters"]
+        if set(saved) != set(self._params):
+            raise ConfigurationError("the state's parameters are not this session's parameters")
+        for name, value in saved.items():
+            if value.shape != self._params[name].shape:
+                raise ConfigurationError(
+                    f"parameter {name!r} has shape {tuple(value.shape)} in the state"
+                )
+        with torch.no_grad():
+            for name, value in saved.items():
+                self._params[name].copy_(value)
         self.states = {
             optimizer: {name: algorithm.loaded(s) for name, s in state[optimizer].items()}
             for optimizer, algorithm in self._algorithms.items()

@@ -1,39 +1,31 @@
 """A local optimizer session: what an optim-step does to a model, run on this machine.
 
-It follows the API's reference semantics step by step: check the request, measure the total
-gradient norm, refuse non-finite gradients, clip, update (with each optimizer the session runs,
-on the parameters it handles), refuse an update that left a parameter non-finite, then count the
-step and clear the gradients.
-
-The session ties together what lives beside it: what it is made with (``_configuration``), a
-step's settings (``_overrides``), its optimizers and their state (``_optimizers``, each
-optimizer's algorithm found through the registry, ``together_rl_runtime.optimizers``), its
-operations and idempotency keys (``_operations``) and the turns its steps take (``_turns``).
+The session ties together what lives beside it: what it is made with (``_configuration``), what
+one step does (``_steps``: it follows the API's reference semantics step by step), a step's
+settings (``_overrides``), its optimizers and their state (``_optimizers``, each optimizer's
+algorithm found through the registry, ``together_rl_runtime.optimizers``), its operations and
+idempotency keys (``_operations``) and the turns its steps take (``_turns``).
 """
 
 from __future__ import annotations
 
-import math
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import torch
 from torch import Tensor, nn
 
-from .._exceptions import ConfigurationError, UnknownOperationError, ValidationError
+from .._exceptions import ConfigurationError, UnknownOperationError
 from .._model import UNSET, Model
 from ..optimizers import DEFAULT
-from . import _optim, _sharded
-from ._answers import step_result
+from . import _sharded
 from ._configuration import configure
 from ._definition import ReferenceRevision
 from ._operations import Operations, fingerprint, wire
-from ._optimizers import Saved, SessionOptimizers, grad
-from ._overrides import InvalidInput, StepSettings, step_settings
-from ._parameters import Query, check_parameters
+from ._optimizers import SessionOptimizers
+from ._parameters import Query
+from ._steps import SessionSteps
 from ._turns import Turns
 
 __all__ = [
@@ -42,9 +34,6 @@ __all__ = [
     "StepRecord",
     "UnknownOperationError",
 ]
-
-Gradients = Mapping[str, Tensor | None]
-"""A copy of every parameter's gradient, by name (``None``: it has none)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +60,7 @@ class ReplayError(Exception):
     """A recorded step, applied again, did not give what it gave the first time."""
 
 
-class LocalSession:
+class LocalSession(SessionSteps):
     """A training session's optimizer, applied to local ``torch`` parameters.
 
     A revision's package subclasses it with the revision's definitions (``revision``), so that
@@ -212,33 +201,6 @@ class LocalSession:
             self._operations.add(operation, idempotency_key, digest)
             return operation
 
-    def _check(
-        self,
-        body: Model | Mapping[str, Any],
-        query: Query | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> Any | None:
-        """The FAILED operation a step with ``body`` (and ``query`` and ``headers``) would answer
-        because the request is invalid (without running it, changing or recording anything), or
-        ``None``."""
-        try:
-            self._step_settings(body)
-        except (ValidationError, InvalidInput) as exc:
-            return self._failed(str(uuid.uuid4()), self.revision.invalid_input, str(exc))
-        return self._refused_parameters(query, headers)
-
-    def _refused_parameters(
-        self, query: Query | None, headers: Mapping[str, str] | None
-    ) -> Any | None:
-        """The FAILED operation of a step whose query parameters or headers the revision's
-        rules refuse, or ``None`` (checked before the step runs: on one process, where the
-        others follow what it runs)."""
-        try:
-            check_parameters(self.revision.parameters, query or {}, headers or {})
-        except ValidationError as exc:
-            return self._failed(str(uuid.uuid4()), self.revision.invalid_input, str(exc))
-        return None
-
     def _restore_record(
         self,
         record: Mapping[str, Any],
@@ -270,152 +232,6 @@ class LocalSession:
         """The operation with this id, as it is now."""
         return self._operations.get(operation_id)
 
-    # -- one step -----------------------------------------------------------------------------------
-
-    def _step_settings(self, body: Model | Mapping[str, Any]) -> StepSettings:
-        """Check the request and resolve every setting of the step."""
-        return step_settings(body, self.revision, self.optimizer, self._defaults)
-
-    def _run(
-        self,
-        body: Model | Mapping[str, Any],
-        gradients: Callable[[], object] | None,
-        *,
-        operation_id: str | None = None,
-        undo: list[Callable[[], None]] | None = None,
-    ) -> Any:
-        """Run one step; where ``undo`` is given, a completed step appends to it what takes the
-        step back (with ``rollback``)."""
-        definition = self.revision
-        operation_id = operation_id or str(uuid.uuid4())
-        if self._broken is not None:
-            return self._failed(operation_id, definition.internal_error, self._broken)
-        try:
-            settings = self._step_settings(body)
-        except (ValidationError, InvalidInput) as exc:
-            return self._failed(operation_id, definition.invalid_input, str(exc))
-        before = self._gradients() if gradients is not None or self._rollback else None
-        if gradients is not None:
-            try:
-                with torch.enable_grad():
-                    gradients()
-            except Exception as exc:
-                self._restore_gradients(before)
-                message = f"computing the step's gradients failed ({type(exc).__name__}: {exc})"
-                return self._failed(operation_id, definition.internal_error, message)
-        names = [name for name, p in self._params.items() if p.grad is not None]
-        grads = [grad(self._params[name]) for name in names]
-        if self._sharding is None:
-            total_norm = _optim.total_grad_norm(grads)
-        else:
-            total_norm = self._sharding.total_grad_norm(names, grads)
-        norm = total_norm.item()  # the step's one host synchronisation before the update
-        if not math.isfinite(norm):
-            if gradients is not None:
-                self._restore_gradients(before)
-            message = f"the total gradient norm is {norm}; nothing was changed"
-            if self._sharding is None and bool(_optim.finite_flags(grads).all()):
-                message = (
-                    f"the gradients are finite, but their total norm is {norm}: it overflows "
-                    "the float32 it is computed in; nothing was changed"
-                )
-            return self._failed(operation_id, definition.non_finite, message)
-        failure = self._update(names, settings, total_norm, before, undo)
-        if failure is not None:
-            code, message = failure
-            return self._failed(operation_id, code, message)
-        self._step += 1
-        self._last_settings = settings.recorded()
-        for p in self._params.values():
-            p.grad = None
-        result = step_result(definition.result, self._step)
-        return definition.operation(id=operation_id, status=definition.succeeded, output=result)
-
-    def _update(
-        self,
-        names: list[str],
-        settings: StepSettings,
-        total_norm: Tensor,
-        before: Gradients | None,
-        undo: list[Callable[[], None]] | None,
-    ) -> tuple[Any, str] | None:
-        """Update the parameters ``names``: ``None`` where it succeeded (appending to ``undo``,
-        where given, what takes it back), else the error code and message of the failed step
-        (which changed nothing where the state was copied for ``rollback``; without, the session
-        refuses further steps)."""
-        definition = self.revision
-        saved = self._optimizers.copy() if self._rollback else None
-        try:
-            with _sharded.together(self._sharding):  # sharded: fails on every process, or none
-                self._apply(names, settings, total_norm)
-            self._optimizers.check_finite(names)  # after every process's update: an all-reduce
-        except _optim.NonFiniteUpdate as exc:
-            # refused as non-finite gradients are: the same code, and nothing changed (where
-            # the state was copied to be put back)
-            if saved is None:
-                self._broken = (
-                    f"{exc}, and the parameters and optimizer state are as it left them (a "
-                    "session without rollback keeps no copy); restore a saved state with "
-                    "load_state_dict()"
-                )
-                return definition.non_finite, self._broken
-            self._optimizers.restore(saved)
-            self._restore_gradients(before)
-            return definition.non_finite, f"{exc}; nothing was changed"
-        except Exception as exc:
-            problem = f"{type(exc).__name__}: {exc}"
-            if saved is None:
-                self._broken = (
-                    f"an update failed midway ({problem}), so parameters and optimizer state "
-                    "may be half-updated; restore a saved state with load_state_dict()"
-                )
-                return definition.internal_error, self._broken
-            self._optimizers.restore(saved)
-            self._restore_gradients(before)
-            return definition.internal_error, f"the update failed ({problem}); nothing was changed"
-        if undo is not None and saved is not None:
-            undo.append(self._undoing(saved, before))
-        return None
-
-    def _apply(self, names: list[str], settings: StepSettings, total_norm: Tensor) -> None:
-        """Update the parameters ``names`` with each optimizer the session runs."""
-        self._optimizers.apply(names, settings, total_norm)
-
-    def _failed(self, operation_id: str, code: Any, message: str) -> Any:
-        definition = self.revision
-        return definition.operation(
-            id=operation_id,
-            status=definition.failed,
-            error=definition.error(code=code, message=message),
-        )
-
-    # -- rollback -----------------------------------------------------------------------------------
-
-    def _undoing(self, saved: Saved, gradients: Gradients | None) -> Callable[[], None]:
-        """What takes back the step about to be counted: its parameters, optimizer state,
-        gradients, step counter and last settings as they were before it."""
-        step, last = self._step, self._last_settings
-
-        def undo() -> None:
-            self._optimizers.restore(saved)
-            self._restore_gradients(gradients)
-            self._step, self._last_settings = step, last
-
-        return undo
-
-    def _gradients(self) -> dict[str, Tensor | None]:
-        """A copy of every parameter's gradient, to put back if the step fails."""
-        return {
-            name: None if p.grad is None else p.grad.detach().clone()
-            for name, p in self._params.items()
-        }
-
-    def _restore_gradients(self, saved: Gradients | None) -> None:
-        if saved is None:
-            return
-        for name, gradient in saved.items():
-            self._params[name].grad = gradient
-
     # -- saving -------------------------------------------------------------------------------------
 
     def state_dict(self) -> dict[str, Any]:
@@ -430,12 +246,7 @@ class LocalSession:
     def _tensor_state(self) -> dict[str, Any]:
         """:meth:`state_dict` without the operations and keys (the caller holds the turn): what a
         snapshot holds, whose size does not grow with the number of steps."""
-        state = {
-            "optimizer": self.optimizer,
-            "step": self._step,
-            "parameters": {name: p.detach().clone() for name, p in self._params.items()},
-            **self._optimizers.saved(),
-        }
+        state = {"optimizer": self.optimizer, "step": self._step, **self._optimizers.saved()}
         return state if self._sharding is None else self._sharding.saved(state)
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
@@ -453,17 +264,6 @@ class LocalSession:
             raise ConfigurationError(
                 f"the state is of a {state['optimizer']} session, this is a {self.optimizer} one"
             )
-        saved = state["parameters"]
-        if set(saved) != set(self._params):
-            raise ConfigurationError("the state's parameters are not this session's parameters")
-        for name, value in saved.items():
-            if value.shape != self._params[name].shape:
-                raise ConfigurationError(
-                    f"parameter {name!r} has shape {tuple(value.shape)} in the state"
-                )
-        with torch.no_grad():
-            for name, value in saved.items():
-                self._params[name].copy_(value)
         self._optimizers.load(state)
         self._step = int(state["step"])
         self._broken = None
