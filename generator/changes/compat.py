@@ -33,9 +33,9 @@ leave out rejects the requests without it. Response bounds are not judged: A's r
 do not check them.
 
 Request fields are judged per session kind (one per optimizer of the runtime's registry), since
-the reference gives fields roles by kind. A request B refuses whatever it holds (a field or parameter B requires and
-A never sends) is ``blocked``: every request of the pair is rejected, and the rest of the pair is
-judged as if the request held it.
+the reference gives fields roles by kind. A request B refuses whatever it holds (a field or
+parameter B requires and A never sends) is ``blocked``: every request of the pair is rejected,
+and the rest of the pair is judged as if the request held it.
 """
 
 from __future__ import annotations

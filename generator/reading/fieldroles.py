@@ -456,9 +456,9 @@ class _Walker:
         self, role: str, parent: ir.Object, entries: Mapping[str, Entry], session: Session
     ) -> Rule:
         """The rule of a group of overrides in a session: refused where the session does not
-        run the group's optimizer, and where a group of the optimizer of the session's rest is
-        at the top level of a body whose group of the session's own optimizer holds one of
-        those (which is then the one that applies)."""
+        run the group's optimizer; refused too where it is a top-level group of the optimizer
+        of the session's rest and the group of the session's own optimizer holds one of those
+        (which then applies)."""
         optimizer, within = _GROUPS[role]
         kind = REGISTRY[session]
         if optimizer not in (o.name for o in runs(kind)):

@@ -57,8 +57,8 @@ def version() -> str:
 def requirement(settings: Iterable[str] = (), extra: str = "", releases: Iterable[str] = ()) -> str:
     """What a revision package declares of the runtime: any release of the runtime's major
     version from the oldest that applies every setting its fields set (``settings``, such as
-    ``<optimizer>.beta1``; see ``together_rl_runtime.settings.SINCE``) and is at least each release of
-    ``releases`` (``major.minor``: what else its client and its reference use):
+    ``<optimizer>.beta1``; see ``together_rl_runtime.settings.SINCE``) and is at least each
+    release of ``releases`` (``major.minor``: what else its client and its reference use):
     ``together-rl-runtime>=1.0,<2``.
 
     It depends on the package alone, never on the runtime's newest release, so that a new
