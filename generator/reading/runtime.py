@@ -23,9 +23,9 @@ IMPORT_NAME = "together_rl_runtime"
 DISTRIBUTION = "together-rl-runtime"
 VENDORED = "_runtime"
 """Where a package of one document (``generate --spec``) keeps its copy of the client core."""
-_NOT_VENDORED = ("reference", "settings.py")
-"""What of the runtime a package of one document does not get: the local reference, which
-belongs to the revisions of ``spec/``."""
+_NOT_VENDORED = ("reference", "optimizers.py", "settings.py")
+"""What of the runtime a package of one document does not get: the local reference, its
+optimizers and their settings, which belong to the revisions of ``spec/``."""
 
 
 class RuntimeMissingError(GeneratorError):
