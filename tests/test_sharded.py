@@ -249,9 +249,10 @@ def refusals(rank: int) -> dict[str, Any]:
     def snapshot() -> list[Tensor]:
         tensors = [p.to_local().clone() for p in sharded.parameters()]
         tensors += [p.grad.to_local().clone() for p in sharded.parameters()]
-        for state in session._adam_state.values():
+        states = session._optimizers.states
+        for state in states["adam"].values():
             tensors += [state.exp_avg.clone(), state.exp_avg_sq.clone()]
-        tensors += [s.momentum_buffer.clone() for s in session._muon_state.values()]
+        tensors += [s.momentum_buffer.clone() for s in states["muon"].values()]
         return tensors
 
     def unchanged(before: list[Tensor]) -> bool:

@@ -32,10 +32,10 @@ works. Query parameters and headers B does not declare are ``ignored``; one B re
 leave out rejects the requests without it. Response bounds are not judged: A's response models
 do not check them.
 
-Request fields are judged per session kind (an Adam or a Muon session), since the reference gives
-fields roles by kind. A request B refuses whatever it holds (a field or parameter B requires and
-A never sends) is ``blocked``: every request of the pair is rejected, and the rest of the pair is
-judged as if the request held it.
+Request fields are judged per session kind (one per optimizer of the runtime's registry), since
+the reference gives fields roles by kind. A request B refuses whatever it holds (a field or
+parameter B requires and A never sends) is ``blocked``: every request of the pair is rejected,
+and the rest of the pair is judged as if the request held it.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from typing import Any, Literal
 from . import conformance
 from ..reading import ir
 from ..reading.values import sample
+from together_rl_runtime.optimizers import REGISTRY
 from together_rl_runtime.settings import (
     SESSION_DEFAULTS,
     Group,
@@ -79,7 +80,6 @@ OUTCOMES: tuple[Outcome, ...] = (
     "missing",
     "works",
 )
-_SESSION_NAMES = {"adam": "an Adam", "muon": "a Muon"}
 BLOCKED = "(request)"
 """The key under which :func:`not_applied` says that every request is rejected."""
 
@@ -94,11 +94,11 @@ class Entry:
     ``METHOD /path: name`` for a parameter; ``METHOD /path: json.path`` for a field of a success
     response, ``METHOD /path STATUS: json.path`` for one of another status; ``METHOD /path
     STATUS`` for a status."""
-    session: Literal["adam", "muon", "any"]
+    session: Session | Literal["any"]
     outcome: Outcome
     detail: str
     settings: tuple[str, ...] = ()
-    """For a body field: the settings the server sets with it (``adam.beta1``)."""
+    """For a body field: the settings the server sets with it (``<optimizer>.beta1``)."""
     intended: tuple[str, ...] = ()
     """For a body field: the settings the client means it to set."""
     values: tuple[float, float] | None = None
@@ -386,7 +386,7 @@ def _such_as(values: Sequence[Any]) -> str:
 def _body_entry(
     path: str,
     rule: Rule,
-    session: Literal["adam", "muon"],
+    session: Session,
     theirs: dict[str, Rule],
     requests: _Requests,
 ) -> Entry:
@@ -704,8 +704,8 @@ def as_markdown(revisions: Sequence[Revision], pairs: Sequence[Pair], *, title: 
         "it a role, and every response field and status of the server: a value one side's "
         "schema allows and the other's refuses (a type narrowed or widened, an enum value, a "
         "bound) is noted with the value, in the direction it breaks. "
-        "Request fields are judged in an Adam and in a Muon session; a field noted with one "
-        "kind fares as it says only there."
+        f"Request fields are judged in {' and in '.join(o.a_title for o in REGISTRY.values())} "
+        "session; a field noted with one kind fares as it says only there."
     )
     lines = [
         f"# {title}",
@@ -750,7 +750,7 @@ def not_applied(p: Pair) -> dict[str, str]:
         result[BLOCKED] = f"every request is rejected: the server requires {', '.join(p.blocked)}"
     for e in p.entries:
         if e.kind == "body" and e.outcome in ("ignored", "rejected") and _about_sending(e):
-            session = "" if e.session == "any" else f" in {_SESSION_NAMES[e.session]} session"
+            session = "" if e.session == "any" else f" in {REGISTRY[e.session].a_session}"
             text = f"{e.outcome}{session}: {e.detail}"
             result[e.path] = f"{result[e.path]}; {text}" if e.path in result else text
     return result

@@ -4,7 +4,7 @@ Check ids follow oasdiff's where it has one (``request-property-removed``,
 ``new-optional-request-property``, ...), and messages follow the wording of the API's own change
 history, so that :mod:`generator.changes.changelog` reproduces it.
 
-Property paths join nested property names with ``/`` (``muon_params/adam``); array items add
+Property paths join nested property names with ``/`` (``params/inner``); array items add
 ``items`` and map values ``additionalProperties``. The request or response body itself has the
 empty path.
 

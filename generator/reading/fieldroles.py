@@ -1,13 +1,14 @@
 """What each request input does in the generated local reference, from ``spec/reference-fields.yaml``.
 
-The data file gives each field of the served operation's request body a role (a group of Adam or
-Muon overrides, a setting inside a group, a step-level value, no local effect), and each of its
-query parameters and headers one too (no local effect, or the idempotency key). For one revision
-and one session kind, :func:`resolve` settles every field of that revision's body, and every
-query parameter and header of its operation, into a :data:`Rule` the rendered reference applies
-as it is: the reference has no run-time branch on which revision it is. An input without a role
-(or whose schema cannot play its role) does not stop generation: it becomes a :class:`Refused`
-rule and an :class:`Unassigned` warning.
+The data file gives each field of the served operation's request body a role (a group of an
+optimizer's overrides, a setting inside a group, a step-level value, no local effect), and each
+of its query parameters and headers one too (no local effect, or the idempotency key). For one
+revision and one session kind (an optimizer of the runtime's registry), :func:`resolve` settles
+every field of that revision's body, and every query parameter and header of its operation,
+into a :data:`Rule` the rendered reference applies as it is: the reference has no run-time
+branch on which revision it is. An input without a role (or whose schema cannot play its role)
+does not stop generation: it becomes a :class:`Refused` rule and an :class:`Unassigned`
+warning.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from together_rl_runtime.optimizers import REGISTRY, runs
 from together_rl_runtime.settings import (
     GROUP_ROLES,
     IDEMPOTENCY_ROLE,
@@ -44,10 +46,11 @@ from ..pointer import join
 
 ROLES_FILE = "reference-fields.yaml"
 
-Session: TypeAlias = Literal["adam", "muon"]
+Session: TypeAlias = str
+"""A kind of session: the name of an optimizer of the runtime's registry."""
 SESSIONS: tuple[Session, ...] = OPTIMIZERS
 # What groups may set, the roles, the ranges and the session defaults are the runtime's (one
-# source: together_rl_runtime.settings).
+# source: together_rl_runtime.settings, read from its registry, together_rl_runtime.optimizers).
 _SETTINGS = SETTINGS
 _GROUPS = GROUP_ROLES
 _TOP_LEVEL = TOP_LEVEL_ROLES
@@ -61,8 +64,6 @@ PARAMETER_ROLES: dict[str, tuple[str, ...]] = {
     IDEMPOTENCY_ROLE: ("header",),
 }
 """The roles of a query parameter or header, and where each may be."""
-MUON_IN_ADAM = "Muon overrides in an Adam session"
-ADAM_AT_TOP_OF_MUON = "Adam overrides at the top level of a Muon session"
 
 
 class FieldRolesError(GeneratorError):
@@ -207,7 +208,7 @@ class Unassigned:
     pointer: str
     """The field's JSON pointer in the revision's document."""
     path: str
-    """The field's JSON path in the request body (``muon_params.adam.beta1``)."""
+    """The field's JSON path in the request body (``group.inner.beta1``)."""
     reason: str
 
 
@@ -217,7 +218,7 @@ class Default:
     step uses where the request leaves the field out (in place of the session default)."""
 
     setting: str
-    """``adam.weight_decay``, ``muon.momentum``, ``clip``, ..."""
+    """``<optimizer>.weight_decay``, ``<optimizer>.momentum``, ``clip``, ..."""
     value: float | bool
     path: str
     """The JSON path of the field that declares it."""
@@ -454,23 +455,33 @@ class _Walker:
     def group(
         self, role: str, parent: ir.Object, entries: Mapping[str, Entry], session: Session
     ) -> Rule:
-        if role == "muon":
-            return Group() if session == "muon" else Refused(MUON_IN_ADAM)
-        if role == "adam" and session == "muon" and self.has_nested_adam(parent, entries):
-            return Refused(ADAM_AT_TOP_OF_MUON)
+        """The rule of a group of overrides in a session: refused where the session does not
+        run the group's optimizer; refused too where it is a top-level group of the optimizer
+        of the session's rest and the group of the session's own optimizer holds one of those
+        (which then applies)."""
+        optimizer, within = _GROUPS[role]
+        kind = REGISTRY[session]
+        if optimizer not in (o.name for o in runs(kind)):
+            return Refused(f"{REGISTRY[optimizer].title} overrides in {kind.a_session}")
+        nested = f"{session}.{optimizer}"
+        if within is None and optimizer != session and self.holds(parent, entries, nested):
+            return Refused(
+                f"{REGISTRY[optimizer].title} overrides at the top level of {kind.a_session}"
+            )
         return Group()
 
-    def has_nested_adam(self, top: ir.Object, entries: Mapping[str, Entry]) -> bool:
-        """Whether this revision's Muon group holds an Adam group of its own."""
+    def holds(self, top: ir.Object, entries: Mapping[str, Entry], nested: str) -> bool:
+        """Whether this revision's group that holds groups of the role ``nested``
+        (``<optimizer>.<its rest>``) holds one."""
+        outer = _GROUPS[nested][1]
         for prop in top.properties:
             entry = entries.get(prop.name)
             schema = self.doc.resolve(prop.schema)
-            if entry is None or entry.role != "muon" or not isinstance(schema, ir.Object):
+            if entry is None or entry.role != outer or not isinstance(schema, ir.Object):
                 continue
             inner = entry.fields or {}
             if any(
-                (e := inner.get(p.name)) is not None and e.role == "muon.adam"
-                for p in schema.properties
+                (e := inner.get(p.name)) is not None and e.role == nested for p in schema.properties
             ):
                 return True
         return False
@@ -494,11 +505,7 @@ class _Walker:
             )
             return self.refuse(prop, path, reason)
         if entry.role == "step.learning_rate":
-            targets = (
-                ("adam.learning_rate",)
-                if session == "adam"
-                else ("muon.learning_rate", "adam.learning_rate")
-            )
+            targets = tuple(f"{o.name}.learning_rate" for o in runs(REGISTRY[session]))
             return Sets(targets, fallback=True)
         if entry.role == "step.clip":
             return Sets(("clip",), fallback=True)

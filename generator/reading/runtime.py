@@ -23,9 +23,9 @@ IMPORT_NAME = "together_rl_runtime"
 DISTRIBUTION = "together-rl-runtime"
 VENDORED = "_runtime"
 """Where a package of one document (``generate --spec``) keeps its copy of the client core."""
-_NOT_VENDORED = ("reference", "settings.py")
-"""What of the runtime a package of one document does not get: the local reference, which
-belongs to the revisions of ``spec/``."""
+_NOT_VENDORED = ("reference", "optimizers.py", "settings.py")
+"""What of the runtime a package of one document does not get: the local reference, its
+optimizers and their settings, which belong to the revisions of ``spec/``."""
 
 
 class RuntimeMissingError(GeneratorError):
@@ -68,8 +68,8 @@ def version() -> str:
 def requirement(settings: Iterable[str] = (), extra: str = "", releases: Iterable[str] = ()) -> str:
     """What a revision package declares of the runtime: any release of the runtime's major
     version from the oldest that applies every setting its fields set (``settings``, such as
-    ``adam.beta1``; see ``together_rl_runtime.settings.SINCE``) and is at least each release of
-    ``releases`` (``major.minor``: what else its client and its reference use):
+    ``<optimizer>.beta1``; see ``together_rl_runtime.settings.SINCE``) and is at least each
+    release of ``releases`` (``major.minor``: what else its client and its reference use):
     ``together-rl-runtime>=1.0,<2``.
 
     It depends on the package alone, never on the runtime's newest release, so that a new

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from together_rl_runtime.optimizers import DEFAULT, REGISTRY
 from together_rl_runtime.settings import PARAMETERS_SINCE, SESSION_DEFAULTS, SINCE, Sets
 
 from ..reading import ir
@@ -90,10 +91,10 @@ class ReferenceView:
 
     @property
     def session_defaults_text(self) -> str:
-        """The session defaults in words: ``Adam: learning_rate 0.0001, ...; clip 1.0``; a setting
-        the runtime learned after its major version's first release only where this revision's
-        fields set it (the text of a package never depends on the runtime's newest release)."""
-        groups = {"adam": "Adam", "muon": "Muon"}
+        """The session defaults in words, each optimizer's by its title (``<Title>:
+        learning_rate 0.0001, ...; clip 1.0``); a setting the runtime learned after its major
+        version's first release only where this revision's fields set it (the text of a package
+        never depends on the runtime's newest release)."""
         used = {
             s
             for _, rules in self.rules.sessions
@@ -102,15 +103,54 @@ class ReferenceView:
             for s in r.settings
         }
         parts = []
-        for group, title in groups.items():
+        for optimizer in REGISTRY.values():
             values = [
                 f"{setting.partition('.')[2]} {value!r}"
                 for setting, value in SESSION_DEFAULTS.items()
-                if setting.startswith(group + ".") and (setting not in SINCE or setting in used)
+                if setting.startswith(optimizer.name + ".")
+                and (setting not in SINCE or setting in used)
             ]
-            parts.append(f"{title}: {', '.join(values)}")
+            parts.append(f"{optimizer.title}: {', '.join(values)}")
         parts.append(f"clip {SESSION_DEFAULTS['clip']!r}")
         return "; ".join(parts)
+
+    @property
+    def default_optimizer(self) -> str:
+        """The optimizer of a session made without naming one."""
+        return DEFAULT.name
+
+    @property
+    def defaults_names(self) -> list[str]:
+        """The names under which the runtime's reference exports each optimizer's session
+        defaults, which the package's reference exports too."""
+        return [optimizer.defaults_name for optimizer in REGISTRY.values()]
+
+    @property
+    def reproduced_text(self) -> str:
+        """What of PyTorch the reference reproduces, optimizer by optimizer, in words."""
+        parts = []
+        for optimizer in REGISTRY.values():
+            text = optimizer.reproduces
+            if optimizer.rest is not None:
+                rest = REGISTRY[optimizer.rest].title
+                text += f", {rest} tuning the parameters {optimizer.title} does not handle"
+            parts.append(text)
+        return "; ".join(parts)
+
+    @property
+    def options_calls(self) -> list[tuple[str, str]]:
+        """For each optimizer with options, a session of it made with them
+        (``LocalSession(model, "<name>", <keyword>="a" | "b", <filter>=...)``, in Markdown) and
+        its title."""
+        calls = []
+        for optimizer in REGISTRY.values():
+            options = [f"{c.keyword}={_either(c.values)}" for c in optimizer.choices]
+            if optimizer.filter is not None:
+                options.append(f"{optimizer.filter}=...")
+            if options:
+                call = f'`LocalSession(model, "{optimizer.name}", {", ".join(options)})`'
+                calls.append((call, optimizer.title))
+        return calls
 
     @property
     def runtime_since(self) -> tuple[str, ...]:
@@ -126,6 +166,11 @@ class ReferenceView:
         return tuple(
             p.name for p in self.rules.operation.parameters if p.location == "header" and p.required
         )
+
+
+def _either(values: tuple[str, ...]) -> str:
+    """``"a" | "b"``: the values an option takes, as a Python call writes one."""
+    return " | ".join(f'"{value}"' for value in values)
 
 
 def reference_view(

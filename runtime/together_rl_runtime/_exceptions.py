@@ -93,7 +93,7 @@ class ConfigurationError(APIError):
 class ValidationError(APIError, ValueError):
     """A value that does not match the API's schema.
 
-    ``path`` is the JSON path of the value (``muon_params.adam.beta1``; empty for the whole body),
+    ``path`` is the JSON path of the value (``params.inner.beta1``; empty for the whole body),
     ``problem`` what is wrong with it, and ``value`` the value itself.
     """
 

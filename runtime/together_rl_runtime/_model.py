@@ -1,7 +1,7 @@
 """What the generated models share: the UNSET marker, the base class, and the readers and
 writers that check values against the API's schema while converting between models and JSON.
 
-A reader takes a decoded JSON value and the JSON path it was found at (``muon_params.adam.beta1``)
+A reader takes a decoded JSON value and the JSON path it was found at (``params.inner.beta1``)
 and returns the Python value, or raises :class:`~._exceptions.ValidationError`. A writer does the
 reverse.
 """

@@ -1,4 +1,5 @@
-"""The settings of the local reference's optimizers, the roles a request field can play, and the
+"""The settings of the local reference's optimizers as tables (each read from the registry of
+optimizers, ``together_rl_runtime.optimizers``), the roles a request field can play, and the
 rules by which the reference applies a field: one source, read by the reference and by the
 generator that settles each revision's rules (it needs no torch).
 
@@ -12,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal, TypeAlias, Union
+
+from .optimizers import CLIP, REGISTRY, Range, Setting
 
 __all__ = [
     "GROUP_ROLES",
@@ -35,101 +38,55 @@ __all__ = [
     "Sets",
 ]
 
-Optimizer: TypeAlias = Literal["adam", "muon"]
-OPTIMIZERS: tuple[Optimizer, ...] = ("adam", "muon")
+OPTIMIZERS: tuple[str, ...] = tuple(REGISTRY)
+"""The names of the optimizers, each a kind of session (``together_rl_runtime.optimizers``)."""
 
 
-@dataclass(frozen=True)
-class Range:
-    """The values a setting takes: from ``low`` (``None``: unbounded) to ``high``, each end
-    included unless it is open."""
-
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-
-    def problem(self, value: float) -> str | None:
-        """Why ``value`` is outside the range (``"must be >= 0"``), or ``None``."""
-        low_ok = self.low is None or (value > self.low if self.low_open else value >= self.low)
-        high_ok = self.high is None or (value < self.high if self.high_open else value <= self.high)
-        if low_ok and high_ok:
-            return None
-        if self.high is None:
-            return f"must be {'>' if self.low_open else '>='} {self.low:g}"
-        if not self.low_open and not self.high_open:
-            return f"must be between {self.low:g} and {self.high:g}"
-        left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
-        return f"must be in {left}{self.low:g}, {self.high:g}{right}"
+def _named() -> list[tuple[str, Setting]]:
+    """Every setting with its name in :data:`SESSION_DEFAULTS`: ``<optimizer>.<setting>``, and
+    ``clip`` alone."""
+    named = [(f"{o.name}.{s.name}", s) for o in REGISTRY.values() for s in o.settings]
+    return [*named, (CLIP.name, CLIP)]
 
 
-SETTINGS: Mapping[Optimizer, frozenset[str]] = MappingProxyType(
-    {
-        "adam": frozenset(
-            {"learning_rate", "weight_decay", "clip", "beta1", "beta2", "eps", "amsgrad"}
-        ),
-        "muon": frozenset(
-            {"learning_rate", "weight_decay", "clip", "momentum", "newton_schulz_steps"}
-        ),
-    }
+SETTINGS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {o.name: frozenset({s.name for s in o.settings} | {CLIP.name}) for o in REGISTRY.values()}
 )
 """Which settings a group of each optimizer's overrides may set (``clip`` is the step's gradient
-clip value, whichever group sets it; ``amsgrad`` whether Adam keeps the maximum of its second
-moments, as ``torch.optim.AdamW(amsgrad=True)``)."""
+clip value, whichever group sets it)."""
 
 SETTING_KINDS: Mapping[str, Literal["number", "integer", "boolean"]] = MappingProxyType(
-    {"amsgrad": "boolean", "newton_schulz_steps": "integer"}
+    {s.name: s.kind for _, s in _named() if s.kind != "number"}
 )
 """The settings that are not any number: a boolean (a field that sets one must be a boolean), or
 an integer (a number with an integral value: ``5`` or ``5.0``, never ``5.5``, which is refused
 rather than truncated); every other setting is a number."""
 
 SETTING_RANGES: Mapping[str, Range] = MappingProxyType(
-    {
-        "learning_rate": Range(0),
-        "beta1": Range(0, 1, high_open=True),
-        "beta2": Range(0, 1, high_open=True),
-        "eps": Range(0, low_open=True),
-        "weight_decay": Range(0),
-        "clip": Range(0),
-        "momentum": Range(0, 1, high_open=True),
-        "newton_schulz_steps": Range(1, 100),
-    }
+    {s.name: s.range for _, s in _named() if s.range is not None}
 )
 """The range of every number setting; a request or a default outside it is refused."""
 
-SESSION_DEFAULTS: Mapping[str, float] = MappingProxyType(
-    {
-        "adam.learning_rate": 1e-4,
-        "adam.beta1": 0.9,
-        "adam.beta2": 0.95,
-        "adam.eps": 1e-8,
-        "adam.weight_decay": 0.0,
-        "adam.amsgrad": False,
-        "muon.learning_rate": 0.02,
-        "muon.momentum": 0.95,
-        "muon.newton_schulz_steps": 5,
-        "muon.weight_decay": 0.0,
-        "clip": 1.0,
-    }
-)
+SESSION_DEFAULTS: Mapping[str, float] = MappingProxyType({name: s.default for name, s in _named()})
 """What a step uses for a setting where neither its request nor its revision's document says,
 by ``<optimizer>.<setting>`` (``clip`` alone)."""
 
-SINCE: Mapping[str, str] = MappingProxyType({"adam.amsgrad": "1.1"})
+SINCE: Mapping[str, str] = MappingProxyType(
+    {name: s.since for name, s in _named() if s.since is not None}
+)
 """The runtime release (``major.minor``) from which the reference applies a setting, for those
 added after the major version's first release: a package whose fields set one requires that
 release."""
 
-GROUP_ROLES: Mapping[str, tuple[Optimizer, str | None]] = MappingProxyType(
+GROUP_ROLES: Mapping[str, tuple[str, str | None]] = MappingProxyType(
     {
-        "adam": ("adam", None),
-        "muon": ("muon", None),
-        "muon.adam": ("adam", "muon"),
+        **{o.name: (o.name, None) for o in REGISTRY.values()},
+        **{f"{o.name}.{o.rest}": (o.rest, o.name) for o in REGISTRY.values() if o.rest},
     }
 )
 """The roles of a group of overrides: whose settings it holds, and the group it belongs in
-(``None``: the top level of the body)."""
+(``None``: the top level of the body). Each optimizer has a group at the top level, and the
+optimizer that tunes the parameters another's filter leaves has one inside that one's."""
 
 TOP_LEVEL_ROLES: frozenset[str] = frozenset({"step.learning_rate", "step.clip"})
 """Roles of a field at the top level of the body: the step's learning rate or clip value where
@@ -154,8 +111,9 @@ class Group:
 
 @dataclass(frozen=True)
 class Sets:
-    """The value overrides these settings for the step: ``adam.<name>`` (the Adam-tuned
-    parameters), ``muon.<name>`` (the Muon-tuned ones) or ``clip`` (the gradient clip value).
+    """The value overrides these settings for the step: ``<optimizer>.<name>`` (a setting of the
+    parameters that optimizer tunes, see :data:`SESSION_DEFAULTS`) or ``clip`` (the gradient
+    clip value).
 
     A ``fallback`` value (a step-level field) yields to a value a group sets; two values of the
     same standing for one setting must be equal.

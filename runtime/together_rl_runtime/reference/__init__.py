@@ -15,8 +15,9 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
     import torch  # noqa: F401  (imported here so that the warning is filtered)
 
+from ..optimizers import ADAM_DEFAULTS, MUON_DEFAULTS
 from ._definition import ReferenceRevision
-from ._session import ADAM_DEFAULTS, MUON_DEFAULTS, LocalSession
+from ._session import LocalSession
 from ._transport import LocalTransport
 
 __all__ = [

@@ -41,8 +41,8 @@ class ReferenceRevision:
     non_finite: Any
     """The error code of a step refused for non-finite gradients."""
     rules: Mapping[str, Mapping[str, Rule]]
-    """For each session kind (``"adam"``, ``"muon"``), the rule of every request field by JSON
-    path."""
+    """For each session kind (each optimizer of ``together_rl_runtime.optimizers``), the rule of
+    every request field by JSON path."""
     defaults: Mapping[str, Mapping[str, float]]
     """For each session kind, the defaults the revision's document declares for settings: what a
     step uses where its request leaves the field out, in place of the session defaults."""

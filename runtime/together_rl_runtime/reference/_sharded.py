@@ -9,17 +9,16 @@ How each part of a step reaches that:
   the processes' sums: every process holds the same total, so every process makes the same
   decision on a non-finite norm and computes the same clip coefficient. It differs from the
   unsharded norm only in the order of the additions (a few ULPs).
-* **Adam** is element-wise: the numeric core runs on the local shards (and on optimizer state of
-  the local shards' shape), with no communication, and so computes for each element what the
-  unsharded step computes for it, given the same clip coefficient.
-* **Muon** needs the whole matrix: the Nesterov update is formed on the shards and rounded to
-  bfloat16 there (the first thing Newton-Schulz does, so rounding before gathering changes
-  nothing), and each matrix is orthogonalised whole by the same operations as the unsharded
-  step. On a one-dimensional mesh with every matrix sharded along one of its dimensions
-  (FSDP2), each matrix has an owner process that gathers its shards, orthogonalises it and
-  scatters the parts back (:class:`_OwnedMatrices`: the work shared out, each element sent
-  there and back); on other meshes and placements each matrix is all-gathered through DTensor
-  and orthogonalised on every process (:class:`_WholeMatrices`).
+* **The update.** Each optimizer's algorithm runs on the local shards (and on optimizer state of
+  the local shards' shape). An element-wise one needs no communication, and so computes for
+  each element what the unsharded step computes for it, given the same clip coefficient. One
+  that orthogonalises whole matrices reaches them through :meth:`Sharding.exchange`, each
+  matrix orthogonalised whole by the same operations as the unsharded step: on a
+  one-dimensional mesh with every matrix sharded along one of its dimensions (FSDP2), each
+  matrix has an owner process that gathers its shards, orthogonalises it and scatters the parts
+  back (:class:`_OwnedMatrices`: the work shared out, each element sent there and back); on
+  other meshes and placements each matrix is all-gathered through DTensor and orthogonalised on
+  every process (:class:`_WholeMatrices`).
 * **A failed update** (an exception on any process) fails it on every process: after the update
   the processes agree with one all-reduce, so that either all keep the step or all roll back.
 
@@ -39,6 +38,7 @@ import torch.distributed as dist
 from torch import Tensor
 
 from .._exceptions import ConfigurationError
+from ..settings import OPTIMIZERS
 from . import _optim
 
 if TYPE_CHECKING:
@@ -151,8 +151,8 @@ class Sharding:
         return self.local(next(iter(self._params.values()))).device
 
     def exchange(self, params: Sequence[Tensor]) -> _optim.MatrixExchange:
-        """How Muon reaches the whole matrices of ``params`` (in the order of the step): each
-        orthogonalised by one owner where they are sharded along a dimension of a
+        """How an algorithm reaches the whole matrices of ``params`` (in the order of the step) to
+        orthogonalise them: each by one owner where they are sharded along a dimension of a
         one-dimensional mesh (FSDP2), else all-gathered to every process."""
         if _OwnedMatrices.takes(params, self.mesh):
             return _OwnedMatrices(list(params), self.mesh.get_group())
@@ -174,8 +174,8 @@ class Sharding:
     def saved(self, state: dict[str, Any]) -> dict[str, Any]:
         """``state_dict()``'s state with the optimizer state's local shards as DTensors, placed
         like their parameters (the parameters are DTensors already)."""
-        for group in ("adam", "muon"):
-            for name, tensors in state[group].items():
+        for optimizer in OPTIMIZERS:
+            for name, tensors in state[optimizer].items():
                 for key, value in tensors.items():
                     if isinstance(value, Tensor):
                         tensors[key] = self._as_dtensor(self._params[name], value)
@@ -190,8 +190,8 @@ class Sharding:
         result["parameters"] = {
             name: self._placed(name, value) for name, value in state["parameters"].items()
         }
-        for group in ("adam", "muon"):
-            result[group] = {
+        for optimizer in OPTIMIZERS:
+            result[optimizer] = {
                 name: {
                     key: (
                         self.local(self._placed(name, value))
@@ -200,7 +200,7 @@ class Sharding:
                     )
                     for key, value in tensors.items()
                 }
-                for name, tensors in state[group].items()
+                for name, tensors in state[optimizer].items()
             }
         return result
 
@@ -238,7 +238,7 @@ class Sharding:
 
 
 class _WholeMatrices:
-    """Muon's whole matrices through DTensor's own collectives, for any placements: each matrix
+    """Whole matrices through DTensor's own collectives, for any placements: each matrix
     is all-gathered in bfloat16, orthogonalised on every process, and each process keeps its
     part of the result."""
 
@@ -262,7 +262,7 @@ class _WholeMatrices:
 
 
 class _OwnedMatrices:
-    """Muon's whole matrices on a one-dimensional mesh where every matrix is sharded along one
+    """Whole matrices on a one-dimensional mesh where every matrix is sharded along one
     of its dimensions (FSDP2's placements): each matrix has an owner, the process that
     orthogonalises it; the shards are gathered to it in bfloat16, and the parts of the result
     scattered back. Every matrix is orthogonalised once, the owners sharing the work (matrices

@@ -51,6 +51,9 @@ from torch import Tensor, nn
 
 from .._exceptions import ConfigurationError
 from .._model import Model
+from ..optimizers import DEFAULT, REGISTRY
+from ..settings import OPTIMIZERS
+from ._algorithm import Algorithm, algorithm_of
 from ._parameters import Query
 from ._session import LocalSession, StepRecord
 from ._sharded import is_sharded
@@ -102,26 +105,25 @@ def save_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None
     from torch.distributed.checkpoint.state_dict_saver import save
 
     state = session.state_dict()
-    tensors: dict[str, Any] = {
-        "parameters": state["parameters"],
-        "adam": {
+    tensors: dict[str, Any] = {"parameters": state["parameters"]}
+    for optimizer in OPTIMIZERS:
+        tensors[optimizer] = {
             name: {key: value for key, value in saved.items() if isinstance(value, Tensor)}
-            for name, saved in state["adam"].items()
-        },
-        "muon": state["muon"],
-    }
+            for name, saved in state[optimizer].items()
+        }
     if _rank() == 0:  # the operations of rank 0, which a server answers with
-        tensors[_RECORD] = json.dumps(
-            {
-                "format": CHECKPOINT_FORMAT,
-                "version": 1,
-                "optimizer": state["optimizer"],
-                "step": state["step"],
-                "operations": state["operations"],
-                "idempotency_keys": state["idempotency_keys"],
-                "adam_steps": {name: saved["step"] for name, saved in state["adam"].items()},
-            }
-        )
+        record = {
+            "format": CHECKPOINT_FORMAT,
+            "version": 1,
+            "optimizer": state["optimizer"],
+            "step": state["step"],
+            "operations": state["operations"],
+            "idempotency_keys": state["idempotency_keys"],
+        }
+        for optimizer, algorithm in _algorithms():
+            for key, kept in algorithm.counters.items():
+                record[kept] = {name: saved[key] for name, saved in state[optimizer].items()}
+        tensors[_RECORD] = json.dumps(record)
     with _single_process_is_meant():
         save(tensors, checkpoint_id=os.fspath(path), no_dist=not _distributed())
 
@@ -146,32 +148,39 @@ def load_checkpoint(session: LocalSession, path: str | os.PathLike[str]) -> None
         raise ConfigurationError(
             f"the checkpoint in {folder} is not of a session over this session's parameters"
         )
-    template: dict[str, Any] = {_RECORD: "", "parameters": params, "adam": {}, "muon": {}}
+    template: dict[str, Any] = {_RECORD: "", "parameters": params}
+    template.update({optimizer: {} for optimizer in OPTIMIZERS})
     for name, param in params.items():
-        for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
-            if f"adam.{name}.{key}" in keys:
-                template["adam"].setdefault(name, {})[key] = torch.zeros_like(param)
-        if f"muon.{name}.momentum_buffer" in keys:
-            template["muon"][name] = {"momentum_buffer": torch.zeros_like(param)}
+        for optimizer, algorithm in _algorithms():
+            for key in algorithm.tensors:
+                if f"{optimizer}.{name}.{key}" in keys:
+                    template[optimizer].setdefault(name, {})[key] = torch.zeros_like(param)
     with _single_process_is_meant():
         load(template, checkpoint_id=folder, no_dist=not _distributed())
     record = json.loads(template[_RECORD])
     if record.get("format") != CHECKPOINT_FORMAT:
         raise ConfigurationError(f"the checkpoint in {folder} is not a session's")
-    session.load_state_dict(
-        {
-            "optimizer": record["optimizer"],
-            "step": record["step"],
-            "operations": record["operations"],
-            "idempotency_keys": record["idempotency_keys"],
-            "parameters": params,
-            "adam": {
-                name: {**tensors, "step": record["adam_steps"][name]}
-                for name, tensors in template["adam"].items()
-            },
-            "muon": template["muon"],
+    state = {
+        "optimizer": record["optimizer"],
+        "step": record["step"],
+        "operations": record["operations"],
+        "idempotency_keys": record["idempotency_keys"],
+        "parameters": params,
+    }
+    for optimizer, algorithm in _algorithms():
+        state[optimizer] = {
+            name: {
+                **tensors,
+                **{key: record[kept][name] for key, kept in algorithm.counters.items()},
+            }
+            for name, tensors in template[optimizer].items()
         }
-    )
+    session.load_state_dict(state)
+
+
+def _algorithms() -> list[tuple[str, Algorithm]]:
+    """Every optimizer's name and algorithm, whose layout of its state a checkpoint follows."""
+    return [(name, algorithm_of(optimizer)) for name, optimizer in REGISTRY.items()]
 
 
 # -- the server under torchrun ----------------------------------------------------------------------
@@ -257,7 +266,7 @@ class _Leader(LocalSession):
 
     ranks: ClassVar[_Ranks]
 
-    def __init__(self, params: Any, optimizer: Any = "adam", **options: Any) -> None:
+    def __init__(self, params: Any, optimizer: Any = DEFAULT.name, **options: Any) -> None:
         with self.ranks.lock:
             self._index = self.ranks.sessions
             self.ranks.sessions += 1

@@ -1,6 +1,6 @@
 """Serve local sessions over HTTP, for tools written in other languages and for tests.
 
-    python -m together_rl.reference.serve --port 8000 --optimizer adam
+    python -m together_rl.reference.serve --port 8000 --optimizer NAME
 
 (each revision's package runs :func:`main` with its own session class).
 
@@ -47,6 +47,8 @@ import uvicorn
 from torch import Tensor, nn
 
 from .._model import UNSET
+from ..optimizers import DEFAULT, choices
+from ..settings import OPTIMIZERS
 from . import _uvicorn, distributed
 from ._connections import RETRY_AFTER, Budget, Gate, Verdict, raise_file_limit
 from ._routes import Router, error
@@ -541,8 +543,9 @@ def main(
     parser.add_argument(
         "--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)"
     )
-    parser.add_argument("--optimizer", choices=("adam", "muon"), default="adam")
-    parser.add_argument("--muon-scaling", choices=("original", "match_adam"), default="original")
+    parser.add_argument("--optimizer", choices=OPTIMIZERS, default=DEFAULT.name)
+    for choice in choices():
+        parser.add_argument(choice.flag, choices=choice.values, default=choice.default)
     parser.add_argument(
         "--model",
         default="together_rl_runtime.reference.serve:demo_model",
@@ -638,7 +641,10 @@ def main(
         )
     except ValueError as exc:
         parser.error(str(exc))
-    options = {"optimizer": args.optimizer, "muon_scaling": args.muon_scaling}
+    options = {
+        "optimizer": args.optimizer,
+        **{c.keyword: getattr(args, c.keyword) for c in choices()},
+    }
     revision = session_class.revision
     try:
         store = SessionStore(
