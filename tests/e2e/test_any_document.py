@@ -5,41 +5,25 @@ tag against a server on loopback."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from conftest import CORPUS, SHARED
-from loopback import LoopbackServer
-from pycode import assert_tidy
-from typecheck import mypy_strict
-from wire import reply
+from support.paths import CORPUS, ROOT, SHARED
+from support.loopback import LoopbackServer
+from support.packages import load_package
+from support.pycode import assert_tidy
+from support.typecheck import mypy_strict
+from support.wire import reply
 
 from generator.release.build import build_packages
 from generator.reading.values import sample
 from generator.reading.parser import is_json, parse_file
 from generator.views.pymodel import component_classes, operation_name
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CORPUS.is_file(), reason=f"no corpus at {SHARED}"),
-]
+pytestmark = pytest.mark.skipif(not CORPUS.is_file(), reason=f"no corpus at {SHARED}")
 PACKAGE = "together_apis"
-
-
-def load_package(folder: Path, name: str, alias: str):
-    """The package at ``folder/name``, imported as ``alias``."""
-    if alias not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            alias, folder / name / "__init__.py", submodule_search_locations=[str(folder / name)]
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[alias] = module
-        spec.loader.exec_module(module)
-    return sys.modules[alias]
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +33,7 @@ def corpus_package(tmp_path_factory):
         [sys.executable, "-m", "generator", "generate", "--spec", str(CORPUS), "--out", str(out)],
         capture_output=True,
         text=True,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return out, result

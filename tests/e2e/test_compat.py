@@ -13,14 +13,14 @@ import json
 import textwrap
 from pathlib import Path
 
-import facts
+from support import facts
 import httpx
 import pytest
-from conftest import ROOT, SPEC_DIR
-from nextrevision import Places, at
-from packages import GENERATED, load
-from projects import append_revision, copy_project
-from serving import ForkServer
+from support.paths import ROOT, SPEC_DIR
+from support.nextrevision import Places, at
+from support.packages import GENERATED, load
+from support.projects import append_revision, copy_project
+from support.serving import ForkServer
 
 from generator.changes import compat
 from generator.reading import ir
@@ -33,7 +33,6 @@ from generator.views.pymodel import build_module
 from generator.reading.revisions import Revision, load_index
 from generator.reading.statuses import load_statuses
 
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 INDEX = load_index(SPEC_DIR)
 ROLES = load_field_roles(SPEC_DIR)
 PAIRS = compat.matrix(list(INDEX), ROLES)

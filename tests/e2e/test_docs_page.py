@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from conftest import ROOT, SEEDS
-
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+from support.paths import ROOT, SEEDS
 
 GENERATED = ROOT / "generated"
 
@@ -50,7 +46,7 @@ def test_package_readme_examples_run_against_a_server(tmp_path):
     import subprocess
     import sys
 
-    from loopback import LoopbackServer, Reply
+    from support.loopback import LoopbackServer, Reply
 
     for package in sorted(GENERATED.iterdir()):
         readme = (package / "README.md").read_text(encoding="utf-8")

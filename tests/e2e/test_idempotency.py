@@ -10,15 +10,15 @@ import json
 import re
 import uuid
 
-import facts
+from support import facts
 import httpx
 import pytest
-from loopback import LoopbackServer, Reply
-from conftest import SPEC_DIR
-from nextrevision import Places, at
-from packages import load, models
-from projects import appended_copy
-from typecheck import mypy_strict
+from support.loopback import Reply
+from support.paths import SPEC_DIR
+from support.nextrevision import Places, at
+from support.packages import load, models
+from support.projects import appended_copy
+from support.typecheck import mypy_strict
 
 from generator.views.pymodel import attribute_name, class_name
 
@@ -90,12 +90,6 @@ def adam(revision, **settings) -> dict:
 
 def muon(revision, **settings) -> dict:
     return revision.body(REVISION, "muon", {f"muon.{k}": v for k, v in settings.items()})
-
-
-@pytest.fixture
-def server():
-    with LoopbackServer() as running:
-        yield running
 
 
 def client(package, server, **options):
@@ -288,7 +282,6 @@ def test_a_transport_error_of_httpx_becomes_ours(package, revision):
             c.optim_step(SESSION, **plain(revision))
 
 
-@pytest.mark.slow
 def test_the_package_passes_mypy_strict(package, mypy_cache):
     from pathlib import Path
 

@@ -7,15 +7,13 @@ import json
 import re
 
 import pytest
-from specdocs import document
-from pycode import assert_tidy
-from test_any_document import load_package
-from typecheck import mypy_strict
+from support.specdocs import document
+from support.pycode import assert_tidy
+from support.packages import load_package
+from support.typecheck import mypy_strict
 
 from generator.views import pyparts
 from generator.cli import main
-
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 
 SIZE = 10
 CHAIN = 35  # Link0 <- Link1 <- ... : more modules than one

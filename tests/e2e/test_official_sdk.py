@@ -3,15 +3,13 @@ one ``TOGETHER_BASE_URL`` pointing both clients at the same URLs."""
 
 from __future__ import annotations
 
-import facts
+from support import facts
 import pytest
 import together
-from loopback import LoopbackServer, Reply
-from packages import load
-from serving import Served
+from support.loopback import LoopbackServer, Reply
+from support.packages import load
+from support.serving import Served
 from together.types.post_training import OptimStepOperation
-
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 
 # The SDK 3.1.1 sends Adam's settings as `adam_params`: its server is the newest revision that
 # reads them there (whatever later revisions call them).

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SPEC_DIR
+from support.paths import ROOT, SPEC_DIR
 from packaging.version import Version
-from loopback import LoopbackServer, Reply, free_port
+from support.loopback import LoopbackServer, Reply, free_port
 
 from generator.release.build import UNKNOWN_DATE_EPOCH, build_packages
 from generator.release.publish import SimpleIndex, default_index_url, plan, read_dist
@@ -33,7 +33,6 @@ from generator.reading.revisions import load_index
 from generator.reading.runtime import DISTRIBUTION, RUNTIME_DIR
 from generator.reading.runtime import version as runtime_version
 
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 GENERATED = ROOT / "generated"
 USER, PASSWORD = "uploader", "loopback-only-pa55word"
 

@@ -4,7 +4,7 @@ against a server on loopback with its arguments' wire format checked, and each p
 diffs.
 
 The packages are rendered in process and written as the templates lay them out (black's layout
-and ``mypy --strict`` on them are the corpus tier's: ``pytest -m corpus``)."""
+and ``mypy --strict`` on them are the corpus tier's: tests/corpus/test_real_world_packages.py)."""
 
 from __future__ import annotations
 
@@ -13,39 +13,24 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SHARED
-from loopback import LoopbackServer
-from pycode import assert_tidy
-from test_any_document import load_package
-from wire import call_and_check, one_per_tag
+from support.paths import ROOT
+from support.loopback import LoopbackServer
+from support.packages import load_package
+from support.realworld import REAL_WORLD, document_id, documents
+from support.wire import call_and_check, one_per_tag
 
 from generator.changes import diff
 from generator.reading import ir
 from generator.output import render
-from generator.release.build import build_packages
 from generator.reading.loader import load_yaml
 from generator.reading.parser import parse_file
 from generator.views.pyclient import build_client
 from generator.views.pymodel import build_module
 from generator.reading.revisions import Revision
 
-REAL_WORLD = SHARED / "corpus" / "real-world"
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not REAL_WORLD.is_dir(), reason=f"no {REAL_WORLD}"),
-]
+pytestmark = pytest.mark.skipif(not REAL_WORLD.is_dir(), reason=f"no {REAL_WORLD}")
 
-
-def _documents() -> list[Path]:
-    """Every document of the folder that describes an API (files that only hold schemas for
-    others to refer to, such as ``open-payments-6.0.0/schemas.yaml``, have no paths)."""
-    if not REAL_WORLD.is_dir():
-        return []
-    found = sorted(REAL_WORLD.rglob("*.yaml")) + sorted(REAL_WORLD.rglob("*.json"))
-    return [path for path in found if "paths" in (load_yaml(path) or {})]
-
-
-DOCUMENTS = _documents()
+DOCUMENTS = documents()
 PAIRS = [
     (
         "blockfrost-0.1.86.yaml",
@@ -78,10 +63,6 @@ PAIRS = [
 ]
 
 
-def _name(path: Path) -> str:
-    return path.relative_to(REAL_WORLD).as_posix()
-
-
 def _operations_written(path: Path) -> int:
     """How many operations the document's paths hold (path items that ``$ref`` another within
     the document counted as what they name)."""
@@ -97,13 +78,13 @@ def _operations_written(path: Path) -> int:
     return count
 
 
-@pytest.fixture(scope="module", params=DOCUMENTS, ids=_name)
+@pytest.fixture(scope="module", params=DOCUMENTS, ids=document_id)
 def package(request, tmp_path_factory):
     """The document, its package's views and the package, imported from where it was written."""
     path: Path = request.param
     doc = parse_file(path, lenient=True)
     revision = Revision.of_document(doc, path)
-    import_name = "rw_" + "".join(c if c.isalnum() else "_" for c in _name(path))
+    import_name = "rw_" + "".join(c if c.isalnum() else "_" for c in document_id(path))
     info = render.PackageInfo(import_name, import_name, "the API", False)
     files = render.render_document(render.load_templates(), revision, info, "1.0.0")
     out = tmp_path_factory.mktemp("real-world")
@@ -173,44 +154,10 @@ def test_the_command_line_generates_a_real_document(tmp_path):
         [sys.executable, "-m", "generator", "generate", "--spec", str(source), "--out", str(out)],
         capture_output=True,
         text=True,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert (
         "#/paths/~1user~1{username}/put/requestBody: the body field 'username' is named "
         "`username_`: `username` is taken by the path parameter 'username'" in result.stderr
     )
-
-
-@pytest.mark.corpus
-@pytest.mark.parametrize("path", DOCUMENTS, ids=_name)
-def test_the_package_is_black_s_layout_installs_and_passes_mypy_strict(
-    path, tmp_path, venv, mypy_cache
-):
-    out = tmp_path / "package"
-    result = subprocess.run(
-        [sys.executable, "-m", "generator", "generate", "--spec", str(path), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parent.parent,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert_tidy(out)
-    (name,) = [p.name for p in out.iterdir() if (p / "__init__.py").is_file()]
-    (wheel,) = build_packages([out], tmp_path / "dist", wheel_only=True)
-    install = [sys.executable, "-m", "pip", "--python", str(venv), "install", "--no-deps", "-q"]
-    subprocess.run([*install, str(wheel)], check=True)
-    probe = subprocess.run(
-        [str(venv), "-c", f"import {name}, {name}.models; print({name}.Client.__name__)"],
-        capture_output=True,
-        text=True,
-        cwd="/",
-    )
-    assert probe.stdout.strip() == "Client", probe.stderr
-    typed = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), name],
-        cwd=out,
-        capture_output=True,
-        text=True,
-    )
-    assert typed.returncode == 0, typed.stdout[-3000:]

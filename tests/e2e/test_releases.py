@@ -9,12 +9,10 @@ import re
 
 import pytest
 import yaml
-from projects import copy_project, run
+from support.projects import copy_project, run
 
 from generator.reading.revisions import load_index
 from generator.output.tree import read_tree
-
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 
 
 @pytest.fixture(scope="module")

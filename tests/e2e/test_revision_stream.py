@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 import re
 
-import facts
+from support import facts
 import httpx
 import pytest
 import yaml
-from conftest import SPEC_DIR
-from nextrevision import Places, at
-from packages import load
-from projects import append_revision, copy_project
+from support.paths import SPEC_DIR
+from support.nextrevision import Places, at
+from support.packages import load
+from support.projects import append_revision, copy_project
 
 from generator.output.readme import END, START
 from generator.reading.revisions import load_index

@@ -18,8 +18,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import SPEC_DIR
-from packages import REVISIONS
+import yaml
+from support.paths import SPEC_DIR
+from support.packages import REVISIONS
 
 from generator.reading import ir
 from generator.reading.values import sample
@@ -53,6 +54,10 @@ class Facts:
 
     def document(self, revision_id: str) -> ir.Document:
         return self.index.get(revision_id).document
+
+    def raw(self, revision_id: str) -> Any:
+        """The revision's document as written: decoded, not parsed."""
+        return yaml.safe_load(self.index.get(revision_id).file.read_text(encoding="utf-8"))
 
     def served(self, revision_id: str) -> ir.Operation:
         """The operation the local reference serves (an optimizer step)."""
@@ -277,6 +282,7 @@ ROLES = PROJECT.roles
 IDS = PROJECT.ids
 NEWEST = PROJECT.newest
 document = PROJECT.document
+raw = PROJECT.raw
 served = PROJECT.served
 rules = PROJECT.rules
 path = PROJECT.path
@@ -296,9 +302,9 @@ status_values = PROJECT.status_values
 statuses = PROJECT.statuses
 revisions_with = PROJECT.revisions_with
 
-EACH_REVISION = [pytest.param(r, marks=() if r == NEWEST else pytest.mark.slow) for r in REVISIONS]
-"""Every generated revision, for a test of what one runtime does behind every package: the newest
-alone in the inner loop (``pytest -m "not slow"``), every one in the full suite."""
+OLDER = [r for r in REVISIONS if r != NEWEST]
+"""Every generated revision but the newest, for a test of what one runtime does behind every
+package: the unit tier checks the newest revision's, the e2e tier each of these."""
 
 
 def unused_parameter(word: str) -> str:

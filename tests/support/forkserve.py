@@ -1,7 +1,7 @@
 """Start reference servers by forking one process that has imported them already, so that a test
 that kills servers with SIGKILL and starts others waits milliseconds, not a torch import, for each.
 
-    python -m forkserve        (with the revision's package folder as the working directory)
+    python -m support.forkserve    (with the revision's package folder as the working directory)
 
 Each line read from standard input holds the arguments of one server (``serve.main``'s command
 line, separated by NUL); the forked server writes ``pid N`` and then its banner to standard output.

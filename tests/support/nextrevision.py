@@ -18,16 +18,16 @@ gives the decision the way the README tells a user to (an entry in the copy's
 
 Run as a script (what ``nox -s next-revision`` does: ``--each``, then ``--all``)::
 
-    python tests/nextrevision.py --list
-    python tests/nextrevision.py --kind NAME [--into DIR] [-- PYTEST ARGS]
-    python tests/nextrevision.py --each [--into DIR] [-- PYTEST ARGS]
-    python tests/nextrevision.py --all [--into DIR] [-- PYTEST ARGS]
+    python tests/support/nextrevision.py --list
+    python tests/support/nextrevision.py --kind NAME [--into DIR] [-- PYTEST ARGS]
+    python tests/support/nextrevision.py --each [--into DIR] [-- PYTEST ARGS]
+    python tests/support/nextrevision.py --all [--into DIR] [-- PYTEST ARGS]
 
 ``--kind`` appends one kind to a fresh copy of the project and runs the fast tier there
-(``-m "not slow"``, or the pytest arguments given); ``--each`` does so for every kind, each in
-its own copy (stopping each run at its first failure); ``--all`` appends every kind together in
-one revision (a kind that cannot share a revision, the identical one, as the next) and runs the
-whole suite.
+(``tests/unit`` and ``runtime/tests/unit``, with the pytest arguments given); ``--each`` does so
+for every kind, each in its own copy (stopping each run at its first failure); ``--all`` appends
+every kind together in one revision (a kind that cannot share a revision, the identical one, as
+the next) and runs the whole suite.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from generator.reading import ir  # noqa: E402
@@ -70,7 +70,7 @@ NEW_FIELD = "amsgrad"
 NEW_FIELD_DESCRIPTION = "Whether to use the AMSGrad variant of Adam for this step"
 NEW_STATUS_WORDS = ("CANCELLED", "ABORTED", "EXPIRED")
 DESCRIPTION_SUFFIX = " Resending a request with the same idempotency key returns its operation."
-FAST_TIER = ["-m", "not slow"]
+FAST_TIER = ["tests/unit", "runtime/tests/unit"]
 
 
 def at(raw: Any, pointer: str) -> Any:
@@ -786,7 +786,8 @@ DEFAULT_KINDS = (
     "default_changed",
     "operation_description_changed",
 )
-"""The kinds of :func:`append` by default (the revision tests/test_next_revision.py reads)."""
+"""The kinds of :func:`append` by default (the revision that
+tests/e2e/test_next_revision_appended.py reads)."""
 
 
 def change(

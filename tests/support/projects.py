@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from conftest import ROOT
+from support.paths import ROOT
 
 from generator.reading.revisions import load_index
 

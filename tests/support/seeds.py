@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from conftest import SEEDS
+from support.paths import SEEDS
 
 CHANGES = (SEEDS / "optim-step-changes.md").read_text(encoding="utf-8")
 OPERATION_PAGE = (SEEDS / "optim-step-operation.md").read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from packages import GENERATED
+from support.packages import GENERATED
 
 
 class Served:
@@ -102,20 +102,20 @@ class Served:
 
 class ForkServer:
     """A process that has imported a revision's reference server and forks a new server on each
-    :meth:`start` (``tests/forkserve.py``): for tests that kill servers and start others."""
+    :meth:`start` (``tests/support/forkserve.py``): for tests that kill servers and start others."""
 
     def __init__(
         self, revision: str, env: dict[str, str] | None = None, root: Path = GENERATED
     ) -> None:
         environment = {k: v for k, v in os.environ.items() if k != "TOGETHER_API_KEY"}
         environment.update(env or {})
-        tests = str(Path(__file__).resolve().parent)
+        tests = str(Path(__file__).resolve().parents[1])  # where `support` is
         environment["PYTHONPATH"] = os.pathsep.join(
             p for p in (tests, environment.get("PYTHONPATH")) if p
         )
         self.log_file = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "forkserve"],
+            [sys.executable, "-m", "support.forkserve"],
             cwd=root / revision,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -195,7 +195,7 @@ class Forked(Served):
 def _facts_of(revision: str, root: Path) -> Any:
     """The facts of the spec folder beside ``root`` (a project's ``generated/``) where its index
     has the revision, else ``None`` (a package generated from a document alone)."""
-    import facts
+    from support import facts
 
     if root == GENERATED:
         return facts.PROJECT if revision in facts.IDS else None

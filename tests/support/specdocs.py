@@ -1,12 +1,20 @@
-"""Build small OpenAPI documents in tests, around one operation's request and response schemas."""
+"""Build small OpenAPI documents in tests, around one operation's request and response schemas;
+rename a component of a document, the newest revision's among them."""
 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
+import pytest
+import yaml
+from support.paths import SPEC_DIR
+
 from generator.reading import ir
+from generator.reading.fieldroles import load_field_roles
 from generator.reading.parser import parse_document
+from generator.reading.revisions import load_index
 
 PATH = "/things/{thing_id}"
 
@@ -57,3 +65,33 @@ def obj(required: list[str] | None = None, **properties: Any) -> dict[str, Any]:
     if required:
         schema["required"] = required
     return schema
+
+
+def rename(raw: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """``raw`` with the component ``old`` named ``new``, and every reference to it."""
+    text = json.dumps(raw).replace(f'"#/components/schemas/{old}"', f'"#/components/schemas/{new}"')
+    renamed = json.loads(text)
+    schemas = renamed["components"]["schemas"]
+    renamed["components"]["schemas"] = {(new if k == old else k): v for k, v in schemas.items()}
+    return renamed
+
+
+def newest_renamed() -> tuple[dict[str, Any], str, str]:
+    """The newest revision's document with the component its served body reaches first (found
+    through the parser) renamed; the old name and the new."""
+    index = load_index(SPEC_DIR)
+    raw = yaml.safe_load(index[-1].file.read_text(encoding="utf-8"))
+    doc = parse_document(raw, source="newest.yaml")
+    operation = doc.operation(load_field_roles(SPEC_DIR).operation)
+    assert operation is not None and operation.request_body is not None
+    body = doc.resolve(operation.request_body.schema)  # type: ignore[arg-type]
+    assert isinstance(body, ir.Object)
+    old = next(
+        (p.schema.name for p in body.properties if isinstance(p.schema, ir.Ref)),
+        None,
+    )
+    if old is None:
+        pytest.skip("the newest revision's body refers to no component")
+    new = f"{old}Renamed"
+    assert new not in doc.schemas
+    return rename(raw, old, new), old, new

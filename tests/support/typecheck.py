@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from support.paths import ROOT
 
 
 def mypy_strict(folder: Path, *packages: str, cache: Path) -> subprocess.CompletedProcess[str]:

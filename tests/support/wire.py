@@ -9,7 +9,7 @@ import json
 import urllib.parse
 from typing import Any
 
-from loopback import LoopbackServer, Reply, Seen
+from support.loopback import LoopbackServer, Reply, Seen
 
 from generator.reading import ir
 from generator.reading.values import sample

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 import yaml
-from conftest import CORPUS, ROOT, SPEC_DIR
+from support.paths import CORPUS, ROOT, SPEC_DIR
 
 from generator.changes import changelog
 from generator.cli import main
@@ -18,7 +18,7 @@ from generator.pointer import references
 from generator.reading.revisions import load_index
 from generator.output.tree import read_tree
 from generator.reading.upstream import load_operations
-from nextrevision import Places, at
+from support.nextrevision import Places, at
 
 
 def next_date(spec) -> str:

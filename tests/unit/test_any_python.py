@@ -9,7 +9,7 @@ import inspect
 
 import httpx
 import pytest
-from packages import REVISIONS, load
+from support.packages import REVISIONS, load
 
 
 @pytest.mark.parametrize("revision", REVISIONS)

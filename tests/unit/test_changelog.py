@@ -6,7 +6,7 @@ are appended to spec/.
 
 from __future__ import annotations
 
-import seeds
+from support import seeds
 
 from generator.changes import changelog
 from generator.cli import main

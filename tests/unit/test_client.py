@@ -9,58 +9,26 @@ import logging
 import threading
 import time
 
-import facts
+from support import facts
 import httpx
 import pytest
 import together_rl_runtime as runtime
-from conftest import ROOT
-from loopback import DripServer, LoopbackServer, Reply, free_port
-from packages import REVISIONS, load, models
-
-from generator.reading.values import sample
-from generator.views.pymodel import attribute_name
-from generator.reading.revisions import load_index
+from support.clients import (
+    ERROR_BODY,
+    KEY,
+    OPTIM_PATH,
+    SESSION,
+    async_client_sends_and_waits,
+    body_kwargs,
+    client_for,
+    operation,
+    required_parameters,
+)
+from support.facts import NEWEST
+from support.loopback import LoopbackServer, Reply, free_port
+from support.packages import REVISIONS, load, models
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
-
-INDEX = load_index(ROOT / "spec")
-KEY = "sk-test-0123456789"
-SESSION = "sess-1"
-OPTIM_PATH = f"/v1/rl/training-sessions/{SESSION}/operations/optim-step"
-
-
-def operation(status="TRAINING_OPERATION_STATUS_PENDING", **extra):
-    return {"id": "op-1", "status": status, **extra}
-
-
-def body_kwargs(revision_id):
-    """Keyword arguments of ``optim_step`` for a revision: its required fields and a nested model
-    (and the required query and header parameters, where a revision has any)."""
-    doc = INDEX.get(revision_id).document
-    operation = doc.operation(facts.ROLES.operation)
-    return sample(doc, operation.request_body.schema, optional_object=True)
-
-
-def required_parameters(revision_id):
-    """Sample values of the required query and header parameters of ``optim_step``."""
-    doc = INDEX.get(revision_id).document
-    return {
-        attribute_name(p.name): sample(doc, p.schema)
-        for p in doc.operation(facts.ROLES.operation).parameters
-        if p.required and p.location in ("query", "header") and p.name.lower() != "idempotency-key"
-    }
-
-
-@pytest.fixture
-def server():
-    with LoopbackServer() as running:
-        yield running
-
-
-def client_for(revision_id, server, **options):
-    pkg = load(revision_id)
-    options.setdefault("max_retries", 2)
-    return pkg.Client(api_key=KEY, base_url=server.url, **options)
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
@@ -132,16 +100,6 @@ def test_plain_dicts_and_models_are_both_accepted_and_checked(server):
         {"adam_params": {"learning_rate": 0.1}},
         {"muon_params": {"adam": {"beta1": 0.9}}},
     ]
-
-
-ERROR_BODY = {
-    "error": {
-        "type": "invalid_request_error",
-        "message": "beta1 out of range",
-        "param": "beta1",
-        "code": None,
-    }
-}
 
 
 @pytest.mark.parametrize(
@@ -261,15 +219,6 @@ def test_a_get_gives_up_after_max_retries(server):
     assert len(server.seen) == 2
 
 
-@pytest.mark.slow  # waits real seconds
-def test_429_is_retried_for_a_post_after_retry_after(server):
-    server.script(Reply(429, ERROR_BODY, headers={"Retry-After": "1"}), Reply(200, operation()))
-    with client_for("f4885bc38424", server) as client:
-        client.optim_step(SESSION)
-    first, second = server.seen
-    assert second.at - first.at >= 0.95  # the server asked for one second
-
-
 def test_a_post_whose_connection_failed_before_sending_is_retried():
     port = free_port()
     started = threading.Event()
@@ -304,23 +253,6 @@ def test_connection_refused_raises_api_connection_error():
     assert not isinstance(caught.value, pkg.APITimeoutError)
 
 
-@pytest.mark.slow  # waits real seconds
-def test_timeouts_raise_api_timeout_error_and_a_post_is_not_resent(server):
-    pkg = load("f4885bc38424")
-    server.script(
-        Reply(200, operation(), delay=1.0),
-        Reply(200, operation(), delay=1.0),
-        Reply(200, operation(), delay=1.0),
-    )
-    with client_for("f4885bc38424", server, timeout=0.2, max_retries=1) as client:
-        with pytest.raises(pkg.APITimeoutError):
-            client.optim_step(SESSION)
-        assert len(server.seen) == 1
-        with pytest.raises(pkg.APITimeoutError):
-            client.get_optim_step_operation(SESSION, "op-1")
-    assert [s.method for s in server.seen] == ["POST", "GET", "GET"]
-
-
 # -- the bounds of a call: how much the server sends, and how slowly --------------------------------
 
 
@@ -339,58 +271,6 @@ def test_a_body_that_decodes_past_the_limit_raises_our_error(server):
     assert "over the limit of 1 MiB (1048576 bytes) (the client's max_response_bytes)" in str(
         caught.value
     )
-
-
-def errors_of_optim_step(url, **options):
-    """The error that optim_step raises through the sync client, the async one, and the sync one
-    over an ``httpx.Client`` of the caller's own (None where it returns)."""
-    pkg = load("f4885bc38424")
-
-    def sync(**more):
-        with pkg.Client(api_key=KEY, base_url=url, **options, **more) as client:
-            client.optim_step(SESSION)
-
-    async def in_async():
-        async with pkg.AsyncClient(api_key=KEY, base_url=url, **options) as client:
-            await client.optim_step(SESSION)
-
-    def over_own_pool():
-        with httpx.Client() as own:
-            sync(http_client=own)
-
-    errors = []
-    for call in (sync, lambda: asyncio.run(in_async()), over_own_pool):
-        try:
-            call()
-            errors.append(None)
-        except pkg.APIError as exc:
-            errors.append(exc)
-    return errors
-
-
-@pytest.mark.slow  # waits real seconds: the bound of each attempt
-@pytest.mark.parametrize("head", [True, False], ids=["head", "body"])
-def test_a_server_that_drips_its_answer_is_cut_at_the_timeout(head):
-    """The server sends a byte every 10 ms without end (a header line after another, or a body
-    of white space): each read is in time, and only the bound of the attempt as a whole ends
-    the call; the server gives up after 30 s, which an unbounded call would fail on."""
-    with DripServer(head=head) as server:
-        errors = errors_of_optim_step(server.url, timeout=0.5, max_retries=0)
-    assert [type(e) for e in errors] == [load("f4885bc38424").APITimeoutError] * 3
-    assert server.connections == 3
-
-
-@pytest.mark.slow  # waits real seconds: the deadline
-def test_the_deadline_ends_a_call_whose_attempts_are_each_cut_at_the_timeout():
-    """Each attempt of a GET is cut at 0.5 s and retried; six would take 3 s at least, and the
-    deadline of 1.2 s ends the call first."""
-    pkg = load("f4885bc38424")
-    with DripServer(head=False) as server:
-        with pkg.Client(
-            api_key=KEY, base_url=server.url, timeout=0.5, max_retries=5, deadline=1.2
-        ) as client:
-            with pytest.raises(pkg.APITimeoutError, match="within its deadline of 1.2 s"):
-                client.get_optim_step_operation(SESSION, "op-1")
 
 
 # -- waiting ------------------------------------------------------------------------------------------
@@ -423,41 +303,6 @@ def test_wait_raises_operation_failed_with_code_and_message(server):
     assert caught.value.message == "loss is nan"
 
 
-@pytest.mark.slow  # waits real seconds
-def test_wait_raises_timeout_error_at_the_deadline_without_sleeping_past_it(server):
-    pkg = load("f4885bc38424")
-    server.script(*[Reply(200, operation())] * 20)
-    with client_for("f4885bc38424", server) as client:
-        started = time.monotonic()
-        with pytest.raises(TimeoutError) as caught:
-            client.wait_for_optim_step(SESSION, "op-1", timeout=0.5, interval=0.4)
-        elapsed = time.monotonic() - started
-    assert isinstance(caught.value, pkg.OperationTimeoutError)
-    assert elapsed < 1.0  # the second sleep was cut to the deadline, not the doubled 0.8 s
-
-
-@pytest.mark.slow  # waits real seconds
-@pytest.mark.parametrize(
-    "replies",
-    [
-        # the poll's retries wait 0.8 s each: the next one would pass the deadline
-        [Reply(200, operation())] + [Reply(503, ERROR_BODY, headers={"Retry-After": "0.8"})] * 5,
-        # the server stalls longer than what is left of the deadline
-        [Reply(200, operation()), Reply(200, operation(), delay=3.0)],
-    ],
-)
-def test_a_waiter_s_retries_and_requests_keep_its_deadline(replies, server):
-    pkg = load("f4885bc38424")
-    server.script(*replies)
-    with client_for("f4885bc38424", server, max_retries=5) as client:
-        started = time.monotonic()
-        with pytest.raises(pkg.OperationTimeoutError) as caught:
-            client.wait_for_optim_step(SESSION, "op-1", timeout=1.0, interval=0.1)
-        elapsed = time.monotonic() - started
-    assert elapsed < 1.2
-    assert caught.value.operation.status == "TRAINING_OPERATION_STATUS_PENDING"
-
-
 def test_a_waiter_given_only_an_id_times_out_with_no_operation(server):
     pkg = load("f4885bc38424")
     server.script(Reply(503, ERROR_BODY, headers={"Retry-After": "5"}))
@@ -471,22 +316,9 @@ def test_a_waiter_given_only_an_id_times_out_with_no_operation(server):
 # -- async ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("revision", facts.EACH_REVISION)
-def test_async_client_sends_and_waits(revision, server):
-    pkg = load(revision)
-    server.script(
-        Reply(200, operation()),
-        Reply(200, operation("TRAINING_OPERATION_STATUS_COMPLETED", output={"step": "1"})),
-    )
-    kwargs = body_kwargs(revision)
-
-    async def main():
-        async with pkg.AsyncClient(api_key=KEY, base_url=server.url) as client:
-            submitted = await client.optim_step(SESSION, **kwargs, **required_parameters(revision))
-            return await client.wait_for_optim_step(SESSION, submitted, interval=0.01)
-
-    assert asyncio.run(main()).output.step == "1"
-    assert server.seen[0].json() == kwargs
+def test_async_client_sends_and_waits(server):
+    """The newest revision's (each other one's: tests/e2e/test_every_revision.py)."""
+    async_client_sends_and_waits(NEWEST, server)
 
 
 def test_async_retries_and_errors(server):

@@ -2,7 +2,7 @@
 revision made in the test from the newest document: the places a change touches are found
 through the parser (never by the newest revision's field names), and each verdict is judged in
 the direction it breaks. The cells that check these verdicts against the reference server are
-in test_compat.py."""
+in tests/e2e/test_compat.py."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import facts
+from support import facts
 import pytest
-from conftest import SPEC_DIR
-from nextrevision import at
+from support.paths import SPEC_DIR
+from support.nextrevision import at
 
 from generator.changes import compat
 from generator.reading import ir

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from specdocs import PATH, document, obj, parse
+from support.specdocs import PATH, document, obj, parse
 
 from generator.cli import main
 from generator.changes.diff import DiffStats, Level, diff_documents

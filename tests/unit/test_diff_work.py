@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 
 import pytest
-from conftest import ROOT
-from specdocs import parse
+from support.paths import ROOT
+from support.specdocs import parse
 
 from generator.changes.diff import DiffStats, diff_documents
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import functools
 import inspect
 import itertools
 import json
@@ -29,8 +30,8 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
-from audits import watched
-from test_any_document import load_package
+from support.audits import watched
+from support.packages import load_package
 
 from generator.errors import GeneratorError
 from generator.reading.parser import parse_document
@@ -500,9 +501,10 @@ def test_a_constrained_path_parameter_parses_on_every_supported_python(tmp_path,
         module.Client(api_key="k", transport=transport).call(refused)
 
 
+@functools.cache
 def python_environment() -> dict[str, str]:
     """The environment with every interpreter pyenv manages selected, where pyenv does (its
-    shims find only the selected versions otherwise)."""
+    shims find only the selected versions otherwise): asked once a test process."""
     environment = dict(os.environ)
     if shutil.which("pyenv"):
         versions = subprocess.run(
@@ -512,9 +514,11 @@ def python_environment() -> dict[str, str]:
     return environment
 
 
+@functools.cache
 def older_pythons() -> list[list[str]]:
     """The interpreters on this machine older than 3.12 that the packages support (3.10 and
-    3.11), whose parser holds an f-string's replacement fields to the old rules."""
+    3.11), whose parser holds an f-string's replacement fields to the old rules: found once a
+    test process."""
     found = []
     for version in ("3.10", "3.11"):
         command = shutil.which(f"python{version}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import together_rl_runtime
-from packages import REVISIONS, load, models
+from support.packages import REVISIONS, load, models
 
 
 @pytest.mark.parametrize("revision", REVISIONS)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from nextrevision import at
-import seeds
+from support.nextrevision import at
+from support import seeds
 import yaml
-from conftest import SPEC_DIR
+from support.paths import SPEC_DIR
 from together_rl_runtime.settings import IdempotencyKey, Parameter
 
 from generator.reading import fieldroles

@@ -4,12 +4,8 @@ and ``generate --spec`` gives black only the statements the templates could not 
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT
 
-from generator import caching
-from generator.output import formatting, render, tree
-from generator.cli import main
-from generator.reading.revisions import load_index
+from generator.output import formatting
 
 CLEAN = 'x = {"a": 1}\n'
 UNFORMATTED = "x = {'a':1}\n"
@@ -39,18 +35,6 @@ def test_a_damaged_or_unwritable_cache_is_no_cache(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
     assert formatting.format_sources([CLEAN], formatting.FormatCache(blocked)) == [(True, CLEAN)]
-
-
-@pytest.mark.slow
-def test_generate_with_a_cold_and_a_warm_cache_writes_what_check_expects(tmp_path, monkeypatch):
-    monkeypatch.setenv(caching.CACHE_ENV, str(tmp_path / "cache"))
-    expected = render.render_all(load_index(ROOT / "spec")).files  # black on every text
-    for run in ("cold", "warm"):
-        out = tmp_path / run
-        args = ["--spec-dir", str(ROOT / "spec"), "generate", "--out", str(out)]
-        assert main([*args, "--readme", str(tmp_path / "no-readme.md")]) == 0
-        assert tree.read_tree(out) == expected
-    assert list((tmp_path / "cache").glob("jinja-*/*"))
 
 
 def test_a_long_statement_black_leaves_as_it_is_is_not_formatted_again(tmp_path, monkeypatch):

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, SHARED
+from support.packages import load_package
+from support.paths import ROOT
+from support.realworld import REAL_WORLD
 
-REAL_WORLD = SHARED / "corpus" / "real-world"
 pytestmark = pytest.mark.skipif(not REAL_WORLD.is_dir(), reason=f"no {REAL_WORLD}")
 
 
@@ -31,8 +32,6 @@ def generate(document: str, out: Path, *options: str) -> Path:
 @pytest.fixture(scope="module")
 def galaxy(tmp_path_factory):
     """Scalar's Galaxy: operations that take no credentials, a bearer token, basic credentials."""
-    from test_any_document import load_package
-
     out = generate("scalar-galaxy-0.2.20.yaml", tmp_path_factory.mktemp("galaxy") / "galaxy")
     return out, load_package(out, "scalar_galaxy", "galaxy_generic")
 
@@ -40,8 +39,6 @@ def galaxy(tmp_path_factory):
 @pytest.fixture(scope="module")
 def petstore(tmp_path_factory):
     """Petstore 3.1: a document with no security scheme."""
-    from test_any_document import load_package
-
     out = generate("petstore-3.1.yaml", tmp_path_factory.mktemp("petstore") / "petstore")
     (name,) = [p.name for p in out.iterdir() if (p / "__init__.py").is_file()]
     return out, load_package(out, name, "petstore_generic")

@@ -10,9 +10,9 @@ import sys
 
 import httpx
 import pytest
-from specdocs import PATH, document, obj
-from pycode import assert_tidy
-from test_any_document import load_package
+from support.specdocs import PATH, document, obj
+from support.pycode import assert_tidy
+from support.packages import load_package
 
 from generator.cli import main
 
@@ -323,7 +323,7 @@ def test_colliding_names_get_names_by_one_rule_and_each_rename_is_reported(tmp_p
 def test_names_do_not_depend_on_the_order_of_what_is_spelled_exactly():
     from generator.views.pymodel import build_module
     from generator.reading.revisions import Revision
-    from specdocs import parse
+    from support.specdocs import parse
 
     def attributes(order):
         raw = document(body=obj(**{key: {"type": "string"} for key in order}))
@@ -338,7 +338,7 @@ def test_names_do_not_depend_on_the_order_of_what_is_spelled_exactly():
 def test_a_later_revision_never_renames_what_an_earlier_one_named():
     from generator.views.pymodel import build_module
     from generator.reading.revisions import Revision
-    from specdocs import parse
+    from support.specdocs import parse
 
     first = parse(document(body=obj(_group={"type": "string"})))
     second = parse(
@@ -451,9 +451,9 @@ def _styles() -> dict:
 
 
 def test_parameters_of_every_style_travel_as_the_document_says(tmp_path):
-    from loopback import LoopbackServer
-    from specdocs import parse
-    from wire import call_and_check
+    from support.loopback import LoopbackServer
+    from support.specdocs import parse
+    from support.wire import call_and_check
 
     from generator.views.pyclient import build_client
     from generator.views.pymodel import build_module

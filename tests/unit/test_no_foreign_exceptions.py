@@ -8,42 +8,21 @@ import json
 import zlib
 
 import httpx
-import facts
-import pytest
+from support import facts
 import together_rl_runtime as runtime
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from packages import load, models, reference
+from support.anyvalues import json_values, models_raise_only_validation_errors
+from support.packages import load, reference
 
 NEWEST = facts.NEWEST
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**500), max_value=10**500)
-    | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(["adam_params", "muon_params", "beta1", "adam", "step", "id", "status"])
-        | st.text(max_size=6),
-        inner,
-        max_size=4,
-    ),
-    max_leaves=20,
-)
 
-
-@pytest.mark.parametrize("revision", facts.EACH_REVISION)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=json_values)
-def test_models_raise_only_validation_errors(revision, value):
-    package, m = load(revision), models(revision)
-    for model in (m.RLOptimStepBody, m.RLOptimStepOperation):
-        try:
-            model.from_dict(value).to_json()
-        except package.ValidationError:
-            pass
+def test_models_raise_only_validation_errors(value):
+    """The newest revision's (each other one's: tests/e2e/test_every_revision.py)."""
+    models_raise_only_validation_errors(NEWEST, value)
 
 
 @settings(max_examples=150, deadline=None)

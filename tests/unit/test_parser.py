@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from specdocs import document, obj, parse
+from support.specdocs import document, obj, parse
 
 from generator.reading import ir
 from generator.errors import SpecError, UnsupportedConstructError

@@ -5,25 +5,17 @@ are compared without their case, since they name files and folders."""
 from __future__ import annotations
 
 import copy
-import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from conftest import SPEC_DIR
-from projects import append_revision, copy_project, run
-from specdocs import document, obj, parse
-from typecheck import mypy_strict
+from support.paths import SPEC_DIR
+from support.specdocs import document, newest_renamed, obj, parse, rename
 
-from generator.reading import ir
 from generator.changes.diff import COMPONENTS, Level, diff_documents, renamed_schemas
 from generator.errors import RevisionError
-from generator.reading.fieldroles import load_field_roles
-from generator.reading.parser import parse_document
 from generator.views.pymodel import build_module
 from generator.reading.revisions import Revision, load_index
 from generator.changes.versions import package_versions
@@ -47,15 +39,6 @@ def body_with(name: str, schema: dict[str, Any] = PARAMS, **extra: Any) -> dict[
             **extra,
         },
     )
-
-
-def rename(raw: dict[str, Any], old: str, new: str) -> dict[str, Any]:
-    """``raw`` with the component ``old`` named ``new``, and every reference to it."""
-    text = json.dumps(raw).replace(f'"#/components/schemas/{old}"', f'"#/components/schemas/{new}"')
-    renamed = json.loads(text)
-    schemas = renamed["components"]["schemas"]
-    renamed["components"]["schemas"] = {(new if k == old else k): v for k, v in schemas.items()}
-    return renamed
 
 
 def component_changes(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -199,27 +182,6 @@ def test_a_public_name_removed_without_an_alias_is_a_major_release():
     assert ("api-schema-removed", "AdamParams") in {(c.check, c.path) for c in entry.changes}
 
 
-def newest_renamed() -> tuple[dict[str, Any], str, str]:
-    """The newest revision's document with the component its served body reaches first (found
-    through the parser) renamed; the old name and the new."""
-    index = load_index(SPEC_DIR)
-    raw = yaml.safe_load(index[-1].file.read_text(encoding="utf-8"))
-    doc = parse_document(raw, source="newest.yaml")
-    operation = doc.operation(load_field_roles(SPEC_DIR).operation)
-    assert operation is not None and operation.request_body is not None
-    body = doc.resolve(operation.request_body.schema)  # type: ignore[arg-type]
-    assert isinstance(body, ir.Object)
-    old = next(
-        (p.schema.name for p in body.properties if isinstance(p.schema, ir.Ref)),
-        None,
-    )
-    if old is None:
-        pytest.skip("the newest revision's body refers to no component")
-    new = f"{old}Renamed"
-    assert new not in doc.schemas
-    return rename(raw, old, new), old, new
-
-
 def test_a_rename_of_the_newest_revision_keeps_its_old_name_importable(tmp_path):
     raw, old, new = newest_renamed()
     index = load_index(SPEC_DIR)
@@ -279,61 +241,3 @@ def test_a_lookup_in_another_case_is_refused_naming_the_revision(capsys):
 
 
 # -- the generated package ------------------------------------------------------------------------
-
-
-@pytest.mark.slow
-def test_the_generated_package_imports_the_old_name_deprecated(tmp_path, mypy_cache):
-    raw, old, new = newest_renamed()
-    project = copy_project(tmp_path / "project")
-    released = {p.name for p in (project / "generated").iterdir() if p.is_dir()}
-    before = {name: _files(project / "generated" / name) for name in released}
-    added, generated = append_revision(project, "7c2f5e9a1d38", lambda doc: doc.update(raw))
-    assert added.returncode == 0, added.stderr
-    assert generated.returncode == 0, generated.stderr
-    assert f"renamed the schema `{old}` to `{new}`" in added.stdout
-    assert {name: _files(project / "generated" / name) for name in released} == before
-    assert run(project, "check").returncode == 0
-    package = project / "generated" / "7c2f5e9a1d38"
-    changelog = (package / "CHANGELOG.md").read_text(encoding="utf-8")
-    assert f"renamed the schema `{old}` to `{new}`; the old name stays importable" in changelog
-    index = load_index(project / "spec")
-    versions = package_versions(index)
-    assert versions[-1].version.split(".")[1] == str(int(versions[-2].version.split(".")[1]) + 1)
-    module = build_module(list(index), len(index) - 1)
-    old_class, new_class = module.renamed[0].name, module.classes[new]
-    probe = (
-        "import warnings\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        f"    from together_rl.models import {old_class}, {new_class}\n"
-        f"assert {old_class} is {new_class}\n"
-        "assert [w.category.__name__ for w in caught] == ['DeprecationWarning'], caught\n"
-        "print(caught[0].message)\n"
-    )
-    imported = subprocess.run(
-        [sys.executable, "-c", probe], cwd=package, capture_output=True, text=True
-    )
-    assert imported.returncode == 0, imported.stderr
-    assert f"renamed it {new_class}" in imported.stdout
-    (package / "user.py").write_text(
-        f"from together_rl.models import {old_class}, {new_class}\n\n"
-        f"def check(cls: type[{new_class}]) -> None: ...\n\n\ncheck({old_class})\n",
-        encoding="utf-8",
-    )
-    typed = mypy_strict(package, "together_rl", "user.py", cache=mypy_cache)
-    assert typed.returncode == 0, typed.stdout[-3000:]
-    black = subprocess.run(
-        [sys.executable, "-m", "black", "--check", "-l", "100", "together_rl"],
-        cwd=package,
-        capture_output=True,
-        text=True,
-    )
-    assert black.returncode == 0, black.stderr
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from audits import watched
-from conftest import ROOT
-from loopback import LoopbackServer, Reply
-from specdocs import document, obj
+from support.audits import watched
+from support.paths import ROOT
+from support.loopback import LoopbackServer, Reply
+from support.specdocs import document, obj
 
 from generator.cli import main
 from generator.pointer import join

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import seeds
-from conftest import FIXTURES, ROOT, SPEC_DIR
+from support import seeds
+from support.paths import FIXTURES, ROOT, SPEC_DIR
 
 from generator.cli import main
 from generator.errors import RevisionError

@@ -11,13 +11,11 @@ import socket
 import statistics
 import time
 
-import facts
+from support import facts
 import pytest
-from facts import NEWEST
-from packages import load
-from serving import ForkServer
-
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
+from support.facts import NEWEST
+from support.packages import load
+from support.serving import ForkServer
 
 PATH = facts.path(NEWEST, "framing")
 

@@ -9,16 +9,15 @@ import random
 import threading
 import time
 
-import facts
+from support import facts
 import pytest
 import together
 import torch
-from facts import NEWEST, body
-from packages import reference
-from serving import ForkServer
+from support.facts import NEWEST, body
+from support.packages import reference
+from support.router import make_sessions, plain, step, store_and_router
+from support.serving import ForkServer
 from together_rl_runtime.reference import _routes, _store, serve
-
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 
 # The official SDK 3.1.1 sends Adam's settings as `adam_params`: the newest revision that reads
 # them there serves it (as in test_official_sdk.py).
@@ -32,19 +31,8 @@ def path(session: str, revision: str = NEWEST) -> str:
     return facts.path(revision, session)
 
 
-def plain(revision: str = NEWEST) -> dict:
-    """A body that sets nothing but what the revision requires."""
-    return facts.required_body(revision)
-
-
 def adam(revision: str = NEWEST, **settings: float) -> dict:
     return body(revision, "adam", {f"adam.{name}": value for name, value in settings.items()})
-
-
-def make_sessions(revision: str = NEWEST):
-    session_class = reference(revision).LocalSession
-    options = {"optimizer": "adam", "muon_scaling": "original"}
-    return serve.session_factory(session_class, serve.demo_model, 0, options)
 
 
 def tensors(folder) -> dict:
@@ -154,25 +142,10 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_step(tmp_path):
     assert all(torch.equal(replayed[name], saved[name]) for name in saved)
 
 
-def _store_and_router(tmp_path, **options):
-    store = _store.SessionStore(make_sessions(), NEWEST, state_dir=tmp_path, **options)
-    router = _routes.Router(
-        store, reference(NEWEST).LocalSession.revision, gradients=store.gradients
-    )
-    return store, router
-
-
-def step(router, session: str, data: dict, key: str | None = None):
-    headers = facts.required_headers(NEWEST)
-    if key is not None:
-        headers["Idempotency-Key"] = key
-    return router.handle("POST", path(session), headers, json.dumps(data).encode())
-
-
 def test_a_step_whose_record_cannot_be_written_is_taken_back_and_applies_once_when_resent(
     tmp_path, monkeypatch
 ):
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     assert step(router, "s", adam(learning_rate=0.01), "k-1")[0] == 200
     session = store.find("s")
     store.release("s")
@@ -274,7 +247,7 @@ def test_without_a_state_dir_sessions_beyond_the_limit_are_refused(forks):
 
 
 def test_with_a_state_dir_the_least_recently_used_sessions_go_to_disk(tmp_path):
-    store, router = _store_and_router(tmp_path, max_sessions=2)
+    store, router = store_and_router(tmp_path, max_sessions=2)
     for turn in range(1, 4):
         for sid in ("a", "b", "c", "d"):
             status, operation, _ = step(
@@ -300,7 +273,7 @@ def test_an_idempotency_key_matches_a_request_by_value(forks):
 
 def test_a_step_costs_the_same_at_any_age(tmp_path):
     """One line of journal per step, and a snapshot whose size does not grow with the steps."""
-    store, router = _store_and_router(tmp_path, snapshot_every=50)
+    store, router = store_and_router(tmp_path, snapshot_every=50)
     folder = _store.session_folder(tmp_path, "old")
     sizes = []
     for n in range(1, 201):
@@ -318,7 +291,7 @@ def test_a_step_costs_the_same_at_any_age(tmp_path):
 
 
 def test_a_restart_replays_the_journal_after_the_last_snapshot(tmp_path):
-    store, router = _store_and_router(tmp_path, snapshot_every=10)
+    store, router = store_and_router(tmp_path, snapshot_every=10)
     answers = [
         step(router, "r", adam(learning_rate=0.001 * (n % 5 + 1)), f"k{n}")[1] for n in range(25)
     ]
@@ -333,7 +306,7 @@ def test_a_restart_replays_the_journal_after_the_last_snapshot(tmp_path):
     assert sorted(p.name for p in folder.glob("snapshot-*.pt")) == ["snapshot-000000000020.pt"]
     with open(folder / "journal", "ab") as journal:
         journal.write(b'0badc0de {"seq": 26')  # a record cut short: never answered
-    again, router = _store_and_router(tmp_path)
+    again, router = store_and_router(tmp_path)
     loaded = again.find("r")
     assert loaded.step == 25
     state = loaded.state_dict()
@@ -346,14 +319,14 @@ def test_a_restart_replays_the_journal_after_the_last_snapshot(tmp_path):
 
 
 def test_a_damaged_journal_refuses_to_load_with_a_clear_answer(tmp_path):
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     for n in range(3):
         step(router, "d", plain(), f"k{n}")
     store.close()
     journal = _store.session_folder(tmp_path, "d") / "journal"
     lines = journal.read_bytes().splitlines(keepends=True)
     journal.write_bytes(lines[0] + lines[1].replace(b'"seq":2', b'"seq":9') + lines[2])
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     status, problem, _ = step(router, "d", plain())
     assert status == 500 and problem["error"]["message"] == (
         "the saved training session 'd' cannot be loaded: journal record 2 is damaged"
@@ -372,13 +345,13 @@ def test_a_state_folder_of_runtime_1_0_is_taken_over(tmp_path):
     saved = {"revision": NEWEST, "session_id": "legacy", "state": session.state_dict()}
     legacy = tmp_path / (_store.session_folder(tmp_path, "legacy").name + ".pt")
     torch.save(saved, legacy)
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     status, operation, _ = step(router, "legacy", plain())
     assert status == 200 and operation["output"]["step"] == facts.step(NEWEST, 3)
     assert router.handle("GET", f"{path('legacy')}/{keyed.id}", {}, b"")[1] == keyed.to_dict()
     assert step(router, "legacy", adam(learning_rate=0.01), "old-key")[1] == keyed.to_dict()
     store.close()
     assert not legacy.exists()
-    again, router = _store_and_router(tmp_path)
+    again, router = store_and_router(tmp_path)
     assert step(router, "legacy", plain())[1]["output"]["step"] == facts.step(NEWEST, 4)
     again.close()

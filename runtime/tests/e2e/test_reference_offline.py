@@ -10,17 +10,15 @@ import sys
 import urllib.error
 import urllib.request
 
-import facts
+from support import facts
 import pytest
 import torch
-from conftest import ROOT
-from packages import GENERATED, REVISIONS, load, reference
+from support.paths import ROOT
+from support.packages import GENERATED, REVISIONS, load, reference
 from torch import nn
 
 from generator.reading.values import sample
 from generator.reading.revisions import load_index
-
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 
 torch.set_num_threads(1)
 

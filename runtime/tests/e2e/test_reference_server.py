@@ -9,15 +9,13 @@ import socket
 import textwrap
 import time
 
-import facts
+from support import facts
 import pytest
 import torch
-from facts import NEWEST, body, field_for, statuses
-from packages import load, reference
-from serving import Served
+from support.facts import NEWEST, body, field_for, statuses
+from support.packages import load, reference
+from support.serving import Served
 from torch import nn
-
-pytestmark = pytest.mark.slow  # processes, servers, installs: not the inner loop
 
 torch.set_num_threads(1)
 

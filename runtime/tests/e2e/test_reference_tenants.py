@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 
-import facts
+from support import facts
 import pytest
 import together
-from packages import load, reference
-from serving import ForkServer, Served
+from support.packages import load, reference
+from support.serving import ForkServer, Served
 from together_rl_runtime.reference import _routes, _store, serve
 from together_rl_runtime.reference._tenants import Keys
-
-pytestmark = pytest.mark.slow  # processes, servers: not the inner loop
 
 # The official SDK 3.1.1 sends Adam's settings as `adam_params`: one revision that reads them
 # there serves both clients (as in test_official_sdk.py).

@@ -33,23 +33,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import facts
+from support import facts
 import pytest
 import torch
 import torch.distributed as dist
-from facts import NEWEST
-from packages import load, reference
+from support.facts import NEWEST
+from support.packages import load, reference
 from together_rl_runtime import UNSET
 from together_rl_runtime.reference._sharded import is_sharded
-from test_reference import ADAM, MUON, TinyLM, adam_body, backward, muon_body, twin_models
+from support.optimizers import ADAM, MUON, TinyLM, adam_body, backward, muon_body, twin_models
 from torch import Tensor, nn
 
-pytestmark = [
-    pytest.mark.slow,  # two forked ranks: not the inner loop
-    pytest.mark.skipif(
-        not (dist.is_available() and hasattr(os, "fork")), reason="needs torch.distributed and fork"
-    ),
-]
+pytestmark = pytest.mark.skipif(
+    not (dist.is_available() and hasattr(os, "fork")), reason="needs torch.distributed and fork"
+)
 
 torch.set_num_threads(1)
 
@@ -734,7 +731,6 @@ def test_the_ranks_take_seconds(ranks):
     assert ranks["seconds"] < 60, ranks["seconds"]
 
 
-@pytest.mark.slow
 def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu(tmp_path):
     """The README's torchrun command on the CPU, as it is written (but for a free port and a
     state folder), in the newest revision's package folder: rank 0 answers, steps count up on
@@ -746,8 +742,8 @@ def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu(tmp_pa
     import subprocess
     import sys
 
-    from conftest import ROOT
-    from packages import GENERATED
+    from support.paths import ROOT
+    from support.packages import GENERATED
 
     (line,) = [
         line

@@ -5,19 +5,16 @@ should be, and answers that never show the server's paths."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
-import socket
 
-import facts
+from support import facts
 import httpx
 import pytest
 import torch
-from facts import NEWEST, body
-from packages import reference
-from serving import ForkServer, Served
-from test_reference_journal import _store_and_router, plain, step
+from support.facts import NEWEST, body
+from support.packages import reference
+from support.router import plain, step, store_and_router
 from together_rl_runtime.reference import _store, serve
 from together_rl_runtime.reference._connections import Budget, Gate, Verdict
 from together_rl_runtime.reference._nesting import too_deep
@@ -108,70 +105,6 @@ def test_the_gate_serves_then_refuses_then_drops():
     assert gate.enter() is Verdict.REFUSE
 
 
-@pytest.fixture(scope="module")
-def forks():
-    with ForkServer(NEWEST) as running:
-        yield running
-
-
-def refused_at_once(server) -> tuple[int, dict[str, str], dict]:
-    """What a new connection reads without sending a byte, until the server closes it."""
-    with socket.create_connection((server.host, server.port), timeout=30) as sock:
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    head, _, payload = b"".join(chunks).partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
-    return int(lines[0].split(" ")[1]), headers, json.loads(payload)
-
-
-@pytest.mark.slow
-def test_connections_beyond_the_bound_are_answered_503_with_retry_after(forks):
-    with forks.start("--max-connections", "3") as server:
-        held = [server.connection() for _ in range(3)]
-        for connection in held:  # answered, so counted by the server
-            assert (
-                server.request("POST", path("held"), server.required_body(), connection=connection)[
-                    0
-                ]
-                == 200
-            )
-        status, headers, problem = refused_at_once(server)
-        assert status == 503 and headers["retry-after"] == "1"
-        assert headers["x-should-retry"] == "true" and headers["connection"] == "close"
-        assert "--max-connections" in problem["error"]["message"]
-        client = server.connection()  # a client that sends its request first reads the same
-        client.request("POST", path("held"), b"{}", facts.required_headers(NEWEST))
-        response = client.getresponse()
-        assert response.status == 503 and response.getheader("Retry-After") == "1"
-        client.close()
-        held.pop().close()
-        for _ in range(1000):  # once the server has seen one close, a new one is served
-            try:
-                status = server.request("POST", path("held"), server.required_body())[0]
-            except (ConnectionError, http.client.HTTPException):
-                continue
-            if status == 200:
-                break
-            assert status == 503
-        assert status == 200
-        for connection in held:  # the connections served all along still are
-            assert (
-                server.request("POST", path("held"), server.required_body(), connection=connection)[
-                    0
-                ]
-                == 200
-            )
-
-
-@pytest.mark.slow
-def test_more_connections_than_the_file_limit_allows_refuse_to_start():
-    server = Served(NEWEST, "--max-connections", "100000000", wait=False)
-    assert server.process.wait(timeout=120) == 2
-    assert "--max-connections 100000000 is more than the file limit" in server.stop()
-
-
 # -- bodies ------------------------------------------------------------------------------------
 
 
@@ -187,7 +120,7 @@ def test_nesting_too_deep_is_found_before_parsing_and_named_by_its_path():
 
 @pytest.mark.parametrize("depth", [33, 500, 980, 100_000])
 def test_a_body_nested_too_deep_anywhere_is_400_and_changes_nothing(tmp_path, depth):
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     assert step(router, "deep", plain())[0] == 200
     before = journal(tmp_path, "deep")
     field = facts.field_for(NEWEST, "adam", "adam.learning_rate")
@@ -205,7 +138,7 @@ def test_a_body_nested_too_deep_anywhere_is_400_and_changes_nothing(tmp_path, de
 
 
 def test_a_refused_request_is_journaled_by_its_digest_and_its_key_still_holds(tmp_path):
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     assert step(router, "big", plain())[0] == 200
     huge = body(NEWEST, "adam", {"adam.learning_rate": "x" * 1_000_000})
     sizes, refused = [len(journal(tmp_path, "big"))], []
@@ -216,7 +149,7 @@ def test_a_refused_request_is_journaled_by_its_digest_and_its_key_still_holds(tm
         sizes.append(len(journal(tmp_path, "big")))
     assert max(b - a for a, b in zip(sizes, sizes[1:])) < 2_000  # a record, not the request
     store.close()
-    store, router = _store_and_router(tmp_path)  # the keys as the journal holds them
+    store, router = store_and_router(tmp_path)  # the keys as the journal holds them
     for n, operation in enumerate(refused):
         assert step(router, "big", huge, f"refused-{n}")[:2] == (200, operation)
     assert step(router, "big", plain(), "refused-4")[0] == 422  # the same key, another request
@@ -228,38 +161,28 @@ def test_a_refused_request_is_journaled_by_its_digest_and_its_key_still_holds(tm
 
 
 def test_one_store_at_a_time_holds_a_state_folder(tmp_path):
-    store, _ = _store_and_router(tmp_path)
+    store, _ = store_and_router(tmp_path)
     assert (tmp_path / LOCK).read_text() == f"{os.getpid()}\n"
     with pytest.raises(StateDirInUse) as caught:
-        _store_and_router(tmp_path)
+        store_and_router(tmp_path)
     assert str(caught.value) == (
         f"the state folder {tmp_path} is in use by another server (pid {os.getpid()}): "
         "one server per state folder"
     )
     store.close()
-    again, _ = _store_and_router(tmp_path)  # given up at close
+    again, _ = store_and_router(tmp_path)  # given up at close
     again.close()
 
 
-@pytest.mark.slow
-def test_a_second_server_on_a_held_state_folder_refuses_to_start(forks, tmp_path):
-    with forks.start("--state-dir", str(tmp_path)) as first:
-        second = Served(NEWEST, "--state-dir", str(tmp_path), wait=False)
-        assert second.process.wait(timeout=120) == 1
-        log = second.stop()
-        assert f"the state folder {tmp_path} is in use by another server (pid {first.pid})" in log
-        assert first.request("POST", path("still"), first.required_body())[0] == 200
-
-
 def test_temporary_files_left_behind_are_removed_at_start(tmp_path, monkeypatch):
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     assert step(router, "left", plain())[0] == 200
     store.close()
     folder = _store.session_folder(tmp_path, "left")
     (folder / ".snapshot-000000000007.pt.tmp").write_bytes(b"half a snapshot")
     (folder / ".session.json.tmp").write_text("{")
     (folder / "notes.tmp").write_text("not the server's")
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     assert sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp")) == ["notes.tmp"]
 
     def full(*args, **kwargs):
@@ -272,14 +195,14 @@ def test_temporary_files_left_behind_are_removed_at_start(tmp_path, monkeypatch)
 
 
 def test_a_whole_last_record_without_its_end_of_line_is_kept(tmp_path):
-    store, router = _store_and_router(tmp_path, snapshot_every=1000)
+    store, router = store_and_router(tmp_path, snapshot_every=1000)
     answers = [step(router, "eol", plain(), f"k{n}")[1] for n in range(3)]
     store._snapshots.put(None)  # no snapshot at shutdown: as after kill -9
     store._writer.join()
     store._owner.release()
     record = _store.session_folder(tmp_path, "eol") / "journal"
     record.write_bytes(record.read_bytes().removesuffix(b"\n"))
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     assert step(router, "eol", plain(), "k2")[1] == answers[2]  # the acknowledged step is there
     assert step(router, "eol", plain())[1]["output"]["step"] == facts.step(
         NEWEST, 4
@@ -287,19 +210,19 @@ def test_a_whole_last_record_without_its_end_of_line_is_kept(tmp_path):
     store.close()
     lines = record.read_bytes().split(b"\n")
     assert len(lines) == 5 and lines[-1] == b""
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     assert step(router, "eol", plain())[1]["output"]["step"] == facts.step(NEWEST, 5)
     store.close()
 
 
 def test_answers_about_the_state_folder_name_the_session_but_no_path(tmp_path, monkeypatch):
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     step(router, "moved", plain())
     store.close()
     moved = _store.session_folder(tmp_path, "moved") / "journal"
     moved.unlink()
     moved.mkdir()  # what cannot be read: an OSError naming the path
-    store, router = _store_and_router(tmp_path)
+    store, router = store_and_router(tmp_path)
     status, problem, _ = step(router, "moved", plain())
     assert status == 500 and problem["error"]["message"] == (
         "the saved training session 'moved' cannot be loaded: "
