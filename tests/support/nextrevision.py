@@ -24,10 +24,10 @@ Run as a script (what ``nox -s next-revision`` does: ``--each``, then ``--all``)
     python tests/support/nextrevision.py --all [--into DIR] [-- PYTEST ARGS]
 
 ``--kind`` appends one kind to a fresh copy of the project and runs the fast tier there
-(``tests/unit`` and ``runtime/tests/unit``, with the pytest arguments given); ``--each`` does so
-for every kind, each in its own copy (stopping each run at its first failure); ``--all`` appends
-every kind together in one revision (a kind that cannot share a revision, the identical one, as
-the next) and runs the whole suite.
+(``-m "not slow"``: tests/unit and runtime/tests/unit, or what of them the pytest arguments
+given name); ``--each`` does so for every kind, each in its own copy (stopping each run at its
+first failure); ``--all`` appends every kind together in one revision (a kind that cannot share a
+revision, the identical one, as the next) and runs the whole suite.
 """
 
 from __future__ import annotations
@@ -70,7 +70,9 @@ NEW_FIELD = "amsgrad"
 NEW_FIELD_DESCRIPTION = "Whether to use the AMSGrad variant of Adam for this step"
 NEW_STATUS_WORDS = ("CANCELLED", "ABORTED", "EXPIRED")
 DESCRIPTION_SUFFIX = " Resending a request with the same idempotency key returns its operation."
-FAST_TIER = ["tests/unit", "runtime/tests/unit"]
+FAST_TIER = ["-m", "not slow"]
+"""The tests of tests/unit and runtime/tests/unit, by their marker: pytest arguments that name
+tests narrow it to those."""
 
 
 def at(raw: Any, pointer: str) -> Any:
