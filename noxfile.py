@@ -91,8 +91,9 @@ def pythons(session: nox.Session) -> None:
         "pytest",
         "-p",
         "no:cacheprovider",
-        "runtime/tests",
-        "tests/test_any_python.py",
+        "runtime/tests/unit/test_client_core.py",
+        "runtime/tests/unit/test_errors.py",
+        "tests/unit/test_any_python.py",
         *session.posargs,
     )
 
@@ -102,9 +103,10 @@ UVICORNS = ("0.36.0", "0.54.0")
 ``uvicorn>=0.36,<0.55``) and its newest: the reference server extends uvicorn's h11 protocol
 class, through ``runtime/together_rl_runtime/reference/_uvicorn.py``."""
 UVICORN_TESTS = (
-    "tests/test_reference_uvicorn.py",
-    "tests/test_reference_http.py",
-    "tests/test_reference_server.py",
+    "runtime/tests/unit/test_uvicorn_adapter.py",
+    "runtime/tests/e2e/test_uvicorn_adapter.py",
+    "runtime/tests/e2e/test_reference_http.py",
+    "runtime/tests/e2e/test_reference_server.py",
 )
 """The tests of what the server takes of uvicorn: the adapter, and the server over HTTP/1.1
 (framing, refusals, deadlines, keep-alive, connections, starting and stopping)."""
@@ -125,14 +127,15 @@ def uvicorn(session: nox.Session) -> None:
 
 @nox.session(name="next-revision")
 def next_revision(session: nox.Session) -> None:
-    """The catalogue of made-up next revisions (tests/nextrevision.py): each kind of change
-    alone appended to its own copy of the project, generated, and the fast tier run there; then
-    every kind together, and the whole test suite (more pytest arguments after ``--``)."""
+    """The catalogue of made-up next revisions (tests/support/nextrevision.py): each kind of
+    change alone appended to its own copy of the project, generated, and the fast tier (tests/unit
+    and runtime/tests/unit) run there; then every kind together, and the whole test suite (more
+    pytest arguments after ``--``)."""
     session.install(TORCH)
     session.install("-e", RUNTIME, "-e", ".[test]")
     session.run(
         "python",
-        "tests/nextrevision.py",
+        "tests/support/nextrevision.py",
         "--each",
         "--all",
         "--into",
@@ -149,7 +152,15 @@ def lint(session: nox.Session) -> None:
     session.install(TORCH)
     session.install("-e", RUNTIME, "-e", ".[test]")
     session.run(
-        "black", "--check", "generator", "runtime", "templates", "tests", "benchmarks", "noxfile.py"
+        "black",
+        "--check",
+        "generator",
+        "runtime",
+        "templates",
+        "tests",
+        "benchmarks",
+        "conftest.py",
+        "noxfile.py",
     )
     session.run("mypy", "--strict", "generator")
     with session.chdir("runtime"):
@@ -181,7 +192,7 @@ def lint(session: nox.Session) -> None:
                 env={"MYPYPATH": runtime},
             )
     # the package of every public document of ../shared/corpus/real-world/: black's layout, a
-    # wheel that installs and imports, mypy --strict (the test suite's corpus tier)
+    # wheel that installs and imports, mypy --strict (the test suite's corpus tier, tests/corpus)
     session.run("pytest", "-m", "corpus", "-q")
 
 

@@ -141,11 +141,12 @@ def pipeline(repeat: int) -> dict[str, Any]:
 
 def after_add_revision(repeat: int) -> dict[str, Any]:
     """What ``generate`` costs after ``add-revision``: in a copy of the project with a made-up next
-    revision appended (``tests/nextrevision.py``: a required header, new fields, a new status, a
-    declared default), ``generate`` of everything against ``generate --revision NEW`` of the new
-    revision alone, both with the cache a user has by then (the copy generated once before)."""
+    revision appended (``tests/support/nextrevision.py``: a required header, new fields, a new
+    status, a declared default), ``generate`` of everything against ``generate --revision NEW``
+    of the new revision alone, both with the cache a user has by then (the copy generated once
+    before)."""
     sys.path.insert(0, str(ROOT / "tests"))
-    import nextrevision
+    from support import nextrevision
 
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)

@@ -1,4 +1,6 @@
-"""Shared fixtures: paths of the project and of the shared material beside it."""
+"""The fixtures of the generator's tests: the revisions of spec/, copies of it, the corpus
+document, a copy of generated/, a server on loopback, fresh virtual environments, one mypy
+cache."""
 
 from __future__ import annotations
 
@@ -9,13 +11,8 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-SPEC_DIR = ROOT / "spec"
-SHARED = ROOT.parent / "shared"
-SEEDS = SHARED / "seeds"
-CORPUS = SHARED / "corpus" / "together-openapi-2026-04-28.yaml"
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+from support.loopback import LoopbackServer
+from support.paths import CORPUS, ROOT, SPEC_DIR
 
 
 @pytest.fixture(scope="session")
@@ -42,14 +39,19 @@ def corpus():
     return parse_file(CORPUS)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def project_files_stay_as_they_are():
-    """No test writes the project's own README or spec/: tests work on copies."""
-    watched = [ROOT / "README.md", ROOT / "COMPATIBILITY.md", *sorted(SPEC_DIR.iterdir())]
-    before = {path: path.read_bytes() for path in watched}
-    yield
-    changed = [path.name for path in watched if path.read_bytes() != before[path]]
-    assert not changed, f"tests changed {changed}"
+@pytest.fixture
+def copy_of_generated(tmp_path):
+    """A copy of generated/ to change, beside nothing else."""
+    target = tmp_path / "generated"
+    shutil.copytree(ROOT / "generated", target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+@pytest.fixture
+def server():
+    """A server on loopback that answers as the test scripts it and records what it is sent."""
+    with LoopbackServer() as running:
+        yield running
 
 
 @pytest.fixture

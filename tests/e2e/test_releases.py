@@ -1,0 +1,149 @@
+"""Released means frozen: in a copy of the project, releasing records every package; a change
+that would alter a released package is refused by generate and check, naming the files and how
+to ship it; a post-release and a runtime release are the two ways out, and neither changes a
+byte of another released package."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+from support.projects import copy_project, run
+
+from generator.reading.revisions import load_index
+from generator.output.tree import read_tree
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """A copy of the project with everything released."""
+    project = copy_project(tmp_path_factory.mktemp("released"))
+    (project / "spec" / "releases.yaml").unlink(missing_ok=True)
+    result = run(project, "release")
+    assert result.returncode == 0, result.stderr
+    return project, result
+
+
+def fresh(released, tmp_path):
+    """A copy of the released project to change."""
+    import shutil
+
+    target = tmp_path / "project"
+    shutil.copytree(released[0], target)
+    return target
+
+
+def test_release_records_every_package_and_the_runtime(released):
+    project, result = released
+    record = yaml.safe_load((project / "spec" / "releases.yaml").read_text())["releases"]
+    index = load_index(project / "spec")
+    revisions = [entry["revision"] for entry in record if entry["distribution"] == "together-rl"]
+    assert revisions == [r.id for r in index]
+    runtime = [entry for entry in record if entry["distribution"] == "together-rl-runtime"]
+    assert len(runtime) == 1 and "together_rl_runtime/_client.py" in runtime[0]["files"]
+    newest = next(entry for entry in record if entry.get("revision") == index[-1].id)
+    assert set(newest["files"]) == set(read_tree(project / "generated" / index[-1].id))
+    assert "released together-rl-runtime" in result.stdout
+    again = run(project, "release")
+    assert again.returncode == 0 and "nothing to release" in again.stdout
+    assert run(project, "check").returncode == 0
+
+
+def test_a_change_that_would_alter_a_released_package_is_refused_naming_its_files(
+    released, tmp_path
+):
+    project = fresh(released, tmp_path)
+    template = project / "templates" / "README.md.jinja"
+    template.write_text(template.read_text().replace("## Use", "## How to use it"))
+    before = read_tree(project / "generated")
+    generated = run(project, "generate")
+    assert generated.returncode == 1
+    newest = load_index(project / "spec")[-1]
+    assert f"(revision {newest.id}) is released, and this change would alter it:" in (
+        generated.stderr
+    )
+    assert f"  generated/{newest.id}/README.md" in generated.stderr
+    assert f"python -m generator post-release {newest.id}" in generated.stderr
+    assert "pip install -U together-rl-runtime" in generated.stderr
+    assert "`generate --revision ID` renders one of those alone meanwhile" in generated.stderr
+    assert read_tree(project / "generated") == before  # nothing written
+    checked = run(project, "check")
+    assert checked.returncode == 1 and f"generated/{newest.id}/README.md" in checked.stderr
+
+
+def test_a_post_release_ships_the_change_to_one_revision_and_only_there(released, tmp_path):
+    project = fresh(released, tmp_path)
+    index = load_index(project / "spec")
+    newest = index[-1]
+    # a change meant for the newest revision's package alone
+    template = project / "templates" / "README.md.jinja"
+    only_newest = f"{{{{ 'How to use it' if revision.id == {newest.id!r} else 'Use' }}}}"
+    template.write_text(template.read_text().replace("\n## Use\n", f"\n## {only_newest}\n", 1))
+    before = read_tree(project / "generated")
+    pyproject = before[f"{newest.id}/pyproject.toml"].decode()
+    version = re.search(r'^version = "(.+)"$', pyproject, re.M)
+    posted = run(project, "post-release", newest.id)
+    assert posted.returncode == 0, posted.stderr
+    assert f"together-rl {version.group(1)}.post1" in posted.stdout
+    generated = run(project, "generate")
+    assert generated.returncode == 0, generated.stderr
+    after = read_tree(project / "generated")
+    changed = {path for path in after if after[path] != before.get(path)}
+    assert changed and all(path.startswith(f"{newest.id}/") for path in changed)
+    assert f'version = "{version.group(1)}.post1"' in after[f"{newest.id}/pyproject.toml"].decode()
+    assert f"| `{newest.id}` | {version.group(1)}.post1 |" in (project / "README.md").read_text()
+    assert run(project, "release", newest.id).returncode == 0
+    assert run(project, "check").returncode == 0
+    assert run(project, "post-release", index[0].id).returncode == 0  # any released revision
+    refused = run(project, "post-release", "nope")
+    assert refused.returncode == 1 and "unknown revision 'nope'" in refused.stderr
+
+
+def test_a_runtime_change_needs_a_new_runtime_version_and_changes_no_released_package(
+    released, tmp_path
+):
+    project = fresh(released, tmp_path)
+    core = project / "runtime" / "together_rl_runtime" / "_client.py"
+    core.write_text(core.read_text().replace("DEFAULT_MAX_RETRIES = 2", "DEFAULT_MAX_RETRIES = 3"))
+    version = project / "runtime" / "together_rl_runtime" / "_version.py"
+    current = re.search(r'^__version__ = "(.+)"$', version.read_text(), re.M).group(1)
+    refused = run(project, "generate")
+    assert refused.returncode == 1
+    assert f"together-rl-runtime {current} is released, and these files differ from it:" in (
+        refused.stderr
+    )
+    assert "  runtime/together_rl_runtime/_client.py" in refused.stderr
+    assert "runtime/together_rl_runtime/_version.py" in refused.stderr  # where to bump it
+    major, minor, patch = map(int, current.split("."))
+    version.write_text(version.read_text().replace(current, f"{major}.{minor}.{patch + 1}"))
+    before = read_tree(project / "generated")
+    generated = run(project, "generate")
+    assert generated.returncode == 0, generated.stderr
+    assert read_tree(project / "generated") == before
+    assert run(project, "check").returncode == 0
+
+
+def test_a_released_revision_cannot_be_taken_back(released, tmp_path):
+    project = fresh(released, tmp_path)
+    newest = load_index(project / "spec")[-1]
+    refused = run(project, "remove-revision", newest.id)
+    assert refused.returncode == 1 and "was released as together-rl" in refused.stderr
+
+
+def test_generate_takes_a_released_package_as_released_and_renders_one_that_differs(
+    released, tmp_path
+):
+    project = fresh(released, tmp_path)
+    cache = {"TOGETHER_RL_CODEGEN_CACHE": str(tmp_path / "cache")}
+    index = load_index(project / "spec")
+    before = read_tree(project / "generated")
+    first = run(project, "generate", env=cache)  # an empty cache: every package rendered
+    assert first.returncode == 0 and "revisions; every one rendered" in first.stdout
+    second = run(project, "generate", env=cache)
+    assert f"revisions; 0 rendered, {len(index)} released packages kept as" in second.stdout
+    edited = project / "generated" / index[0].id / "README.md"
+    edited.write_text("edited by hand\n")
+    third = run(project, "generate", env=cache)
+    assert f"revisions; 1 rendered, {len(index) - 1} released packages kept as" in third.stdout
+    assert read_tree(project / "generated") == before

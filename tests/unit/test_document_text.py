@@ -1,0 +1,543 @@
+"""Text from a document never becomes code or markup: whatever a document's strings hold (quotes,
+triple quotes, backslashes, newlines, U+2028, NUL, braces, ``%``, lone surrogates, code that
+would run if it were spliced, 10,000 characters), its package either renders or is refused with
+a located error. A package that renders parses on every supported Python, holds no name, call or
+import the generator did not write, runs nothing from the document when imported, sends each
+path with the document's literal text percent-encoded, and its TOML, YAML and Markdown hold the
+text as text."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import functools
+import inspect
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import urllib.parse
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from support.audits import watched
+from support.packages import load_package
+
+from generator.errors import GeneratorError
+from generator.reading.parser import parse_document
+from generator.output.document import render_one_document
+from generator.output.package import PackageInfo
+
+PAYLOADS = [
+    '"',
+    "'",
+    '"""',
+    "'''",
+    "\\",
+    "\\n",
+    "\n",
+    "\r",
+    "\u2028",
+    "\x00",
+    "\x7f",
+    "{",
+    "}",
+    "{{ x }}",
+    "%",
+    "%s",
+    "%41",
+    "\ud800",
+    "#",
+    "?",
+    " ",
+    "`",
+    "```",
+    "~~~",
+    "<script>alert(1)</script>",
+    "\\N{BULLET}",
+    '"+__import__("os").system("touch /tmp/pwned")+"',
+    "'+__import__('os').system('touch /tmp/pwned')+'",
+    '\n__import__("os").system("touch /tmp/pwned")\n#',
+    '"""\n__import__("os").system("touch /tmp/pwned")\n"""',
+]
+LONG = "x" * 10_000
+"""Longer than any line: wrapped, and broken where it has no space."""
+TEXT = st.lists(
+    st.sampled_from(PAYLOADS) | st.text(max_size=6) | st.just(LONG[:150]),
+    min_size=1,
+    max_size=5,
+).map("".join)
+SEGMENT = TEXT.map(lambda text: text.replace("{", "").replace("}", ""))
+"""Literal text of a path (a brace there would be a placeholder)."""
+
+VALUE = "v a/b"
+"""What a path parameter is called with: its space and slash are percent-encoded by the client."""
+
+
+def hostile_document(draw: st.DrawFn) -> dict:
+    """A document whose every string a package shows (names, descriptions, values, the path's
+    literal parts, the security scheme) is drawn from the hostile texts."""
+    text = lambda: draw(TEXT)  # noqa: E731
+    path = f"/{draw(SEGMENT)}/{{item_id}}/{draw(SEGMENT)}"
+    field_a, field_b, scheme = text(), text(), "key" + text()
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": text(), "version": text(), "description": text()},
+        "servers": [{"url": "https://api.example.com", "description": text()}],
+        "security": [{scheme: []}],
+        "paths": {
+            path: {
+                "post": {
+                    "operationId": text(),
+                    "summary": text(),
+                    "description": text(),
+                    "tags": [text()],
+                    "parameters": [
+                        {
+                            "name": "item_id",
+                            "in": "path",
+                            "required": True,
+                            "description": text(),
+                            "schema": {"type": "string", "description": text()},
+                        },
+                        {
+                            "name": text(),
+                            "in": "query",
+                            "description": text(),
+                            "schema": {"type": "string", "default": text(), "example": text()},
+                        },
+                        {
+                            "name": text(),
+                            "in": "query",
+                            "schema": {"type": "string", "enum": [text(), text()]},
+                        },
+                    ],
+                    "requestBody": {
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/Body"}}
+                        }
+                    },
+                    "responses": {
+                        "200": {
+                            "description": text(),
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/Body"}
+                                }
+                            },
+                        },
+                        "400": {"description": text()},
+                    },
+                }
+            }
+        },
+        "components": {
+            "securitySchemes": {
+                scheme: {"type": "apiKey", "in": "header", "name": "X-Key", "description": text()}
+            },
+            "schemas": {
+                "Body": {
+                    "type": "object",
+                    "description": text(),
+                    "properties": {
+                        field_a: {
+                            "type": "string",
+                            "description": text(),
+                            "default": text(),
+                            "examples": [text()],
+                        },
+                        field_b: {"$ref": "#/components/schemas/Kind"},
+                    },
+                },
+                "Kind": {"type": "string", "description": text(), "enum": [text(), text()]},
+            },
+        },
+    }
+
+
+documents = st.composite(hostile_document)
+
+
+def render(tmp_path: Path, raw: dict, name: str) -> Path | None:
+    """The package of ``raw`` written under ``tmp_path`` (``None``: refused, with its place)."""
+    source = tmp_path / f"{name}.json"
+    source.write_text(json.dumps(raw))
+    try:
+        doc = parse_document(raw, source=str(source), lenient=True)
+        info = PackageInfo(name, name.replace("_", "-"), "the hostile API", False)
+        rendering = render_one_document(source, doc, info)
+    except GeneratorError as exc:
+        assert "#/" in str(exc) or str(source) in str(exc), exc
+        return None
+    out = tmp_path / "out"
+    for relative, content in rendering.files.items():
+        target = out / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+    return out
+
+
+# -- what the generator writes, and nothing else ---------------------------------------------------
+
+SAFE_BUILTINS = frozenset(
+    {"bool", "bytes", "classmethod", "dict", "float", "frozenset", "int", "list", "object", "str"}
+    | {"tuple", "type", "property", "staticmethod", "super", "isinstance", "len", "__name__"}
+)
+"""The built-in names generated modules may use: none of them runs or reads anything."""
+
+ALLOWED_MODULES = ("__future__", "collections.abc", "dataclasses", "enum", "typing")
+"""What the modules of a document's package import, besides their own package."""
+
+MODULE_STATEMENTS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.ClassDef,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Assign,
+    ast.AnnAssign,
+)
+
+
+def generated_modules(package: Path) -> dict[Path, str]:
+    """The modules the generator rendered (the vendored runtime is a copy, not rendered)."""
+    return {
+        path: path.read_text()
+        for path in sorted(package.rglob("*.py"))
+        if "_runtime" not in path.relative_to(package).parts
+    }
+
+
+def bound_names(tree: ast.AST) -> set[str]:
+    """Every name a module binds: classes, functions, arguments, targets, imports."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def assert_only_generator_code(package: Path, import_name: str) -> None:
+    modules = generated_modules(package)
+    trees = {path: ast.parse(text, feature_version=(3, 10)) for path, text in modules.items()}
+    bound = set().union(*map(bound_names, trees.values()))
+    for path, tree in trees.items():
+        compile(tree, str(path), "exec")
+        for (
+            statement
+        ) in tree.body:  # a string alone is a docstring (of the module, or the name before)
+            docstring = isinstance(statement, ast.Expr) and isinstance(
+                statement.value, ast.Constant
+            )
+            assert docstring or isinstance(statement, MODULE_STATEMENTS), (
+                path,
+                ast.dump(statement),
+            )
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                assert node.id in bound or node.id in SAFE_BUILTINS, (path, node.id)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                assert node.module in ALLOWED_MODULES, (path, node.module)
+            elif isinstance(node, ast.Import):
+                raise AssertionError(f"{path}: import {[a.name for a in node.names]}")
+            elif isinstance(node, ast.Attribute):
+                assert not node.attr.startswith("__"), (path, node.attr)
+
+
+# -- importing runs nothing --------------------------------------------------------------------------
+
+_FORBIDDEN_EVENTS = ("os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn")
+_FORBIDDEN_EVENTS += ("socket.connect", "socket.getaddrinfo", "ctypes.", "urllib.Request")
+_FORBIDDEN_EVENTS += ("builtins.input", "os.remove", "os.rename", "shutil.")
+
+
+def import_without_effects(out: Path, name: str, alias: str):
+    """The package, imported while every audit event is watched: nothing may run a process,
+    open a socket, or open a file outside the package's folder."""
+    with watched() as events:
+        module = load_package(out, name, alias)
+    readable = [(out / name).resolve(), *(Path(p).resolve() for p in sys.path if p)]
+    for event, args in events:
+        assert not event.startswith(_FORBIDDEN_EVENTS), (event, args)
+        if event == "open" and isinstance(args[0], (str, Path)):  # modules, and nothing else
+            opened = Path(args[0]).resolve()
+            assert any(opened.is_relative_to(folder) for folder in readable), (event, args)
+    return module
+
+
+# -- the path on the wire ----------------------------------------------------------------------------
+
+_UNRESERVED = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]")
+
+
+def rfc3986_path(text: str) -> str:
+    """Literal path text as RFC 3986 lets a path hold it: what ``pchar`` and ``/`` allow as it is,
+    an escape already written (``%41``) as it is, every other UTF-8 byte as ``%XX``."""
+    out = []
+    for index, char in enumerate(text):
+        if _UNRESERVED.fullmatch(char):
+            out.append(char)
+        elif char == "%" and re.fullmatch(r"[0-9A-Fa-f]{2}", text[index + 1 : index + 3]):
+            out.append(char)
+        else:
+            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8"))
+    return "".join(out)
+
+
+def assert_paths_sent_as_written(module, raw: dict) -> None:
+    """Each operation, called with its path parameter, sends the document's path: its literal
+    parts percent-encoded, the parameter's value in its place, nothing in the query."""
+    (template,) = raw["paths"]
+    expected = rfc3986_path(template).replace("%7Bitem_id%7D", urllib.parse.quote(VALUE, safe=""))
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={})
+
+    client = module.Client(api_key="k", transport=httpx.MockTransport(answer), max_retries=0)
+    methods = [
+        getattr(client, name)
+        for name, member in vars(module.Client).items()
+        if inspect.isfunction(member) and not name.startswith("_")
+    ]
+    assert methods
+    for method in methods:
+        positional = [
+            p
+            for p in inspect.signature(method).parameters.values()
+            if p.kind is p.POSITIONAL_OR_KEYWORD
+        ]
+        with contextlib.suppress(module.APIError):
+            method(*[VALUE] * len(positional))
+        assert sent, method
+        request = sent.pop()
+        assert request.url.raw_path.decode("ascii").partition("?")[0] == expected
+        assert request.url.query == b""
+        assert "security" not in raw or request.headers["X-Key"] == "k"
+
+
+# -- TOML, YAML and Markdown hold text as text ---------------------------------------------------------
+
+_MARKDOWN = MarkdownIt("commonmark")
+
+
+PROJECT_KEYS = {"name", "version", "description", "readme", "requires-python", "license"}
+PROJECT_KEYS |= {"dependencies", "classifiers", "optional-dependencies"}
+
+
+def assert_markup_holds_text(package: Path, raw: dict) -> None:
+    pyproject = tomllib.loads((package.parent / "pyproject.toml").read_text())
+    assert set(pyproject) == {"build-system", "project", "tool"}
+    assert set(pyproject["project"]) <= PROJECT_KEYS
+    description = pyproject["project"]["description"]
+    assert description.startswith("Typed client of the hostile API, revision ")
+    ((template, operations),) = raw["paths"].items()
+    for page in (package.parent / "docs").glob("*.md"):
+        _, front, _ = page.read_text().split("---\n", 2)
+        data = yaml.safe_load(front)
+        assert data["path"] == _without_surrogates(template)
+        operation = operations["post"]
+        assert data["title"] == _without_surrogates(
+            operation["summary"] or operation["operationId"]
+        )
+    for document in [package.parent / "README.md", *(package.parent / "docs").glob("*.md")]:
+        text = document.read_text()
+        if text.startswith("---\n"):  # YAML front matter, read above
+            text = text.split("---\n", 2)[2]
+        tokens = _MARKDOWN.parse(text)
+        for token in itertools.chain(tokens, *(t.children or () for t in tokens)):
+            assert token.type not in ("html_block", "html_inline"), (document, token.content)
+            if token.type in ("fence", "code_block"):
+                assert token.info in ("python", "sh"), (document, token.info, token.content)
+
+
+def _without_surrogates(text: str) -> str:
+    return "".join("\ufffd" if 0xD800 <= ord(c) < 0xE000 else c for c in text)
+
+
+# -- the property and the fixed cases --------------------------------------------------------------
+
+_NAMES = itertools.count()
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize=True,
+    phases=[Phase.explicit, Phase.generate, Phase.shrink],
+)
+@given(raw=documents())
+def test_hostile_text_stays_text(tmp_path_factory, raw):
+    name = f"hostile_text_{next(_NAMES)}"
+    tmp_path = tmp_path_factory.mktemp(name)
+    out = render(tmp_path, raw, name)
+    if out is None:
+        return
+    assert_only_generator_code(out / name, name)
+    module = import_without_effects(out, name, name)
+    assert_paths_sent_as_written(module, raw)
+    assert_markup_holds_text(out / name, raw)
+
+
+def _document(path: str, **parameter) -> dict:
+    schema = {"type": "object", "properties": {"id": {"type": "string"}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {
+            path: {
+                "post": {
+                    "operationId": "call",
+                    "parameters": [
+                        {"name": "item_id", "in": "path", "required": True, **parameter}
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "ok",
+                            "content": {"application/json": {"schema": schema}},
+                        }
+                    },
+                }
+            }
+        },
+    }
+
+
+KNOWN_PAYLOADS = [
+    "/items/{item_id}/\"+__import__('os').system('touch /tmp/pwned')+\"",
+    "/items/{item_id}/\n__import__('os').system('touch /tmp/pwned')\n",
+    "/items/{item_id}/'+__import__('os').system('touch /tmp/pwned')+'",
+    '/items/{item_id}/\\"""\\',
+    "/items/{item_id}/a b?c=d#e%zz%41",
+    "/items/{item_id}/" + LONG,
+]
+
+
+@pytest.mark.parametrize("path", KNOWN_PAYLOADS)
+def test_a_path_that_would_run_code_is_only_a_path(tmp_path, path):
+    raw = _document(path, schema={"type": "string"})
+    name = f"known_path_{KNOWN_PAYLOADS.index(path)}"
+    out = render(tmp_path, raw, name)
+    assert out is not None
+    assert_only_generator_code(out / name, name)
+    module = import_without_effects(out, name, f"{name}_{tmp_path.name}")
+    sent = []
+    transport = httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200, json={}))
+    module.Client(api_key="k", transport=transport).call(VALUE)
+    assert sent[0].url.raw_path.decode() == rfc3986_path(path).replace("%7Bitem_id%7D", "v%20a%2Fb")
+    assert not Path("/tmp/pwned").exists()
+
+
+@pytest.mark.parametrize("path", ["/items/{item_id}/{{x}}", "/items/{item_id}}", "/{item_id}/{"])
+def test_braces_a_path_cannot_mean_are_refused_at_the_operation(tmp_path, path):
+    raw = _document(path, schema={"type": "string"})
+    name = f"braces_{len(path)}"
+    out = render(tmp_path, raw, name)
+    if out is None:  # refused, at its place (render checks the message)
+        return
+    assert_only_generator_code(out / name, name)
+    module = import_without_effects(out, name, f"{name}_{tmp_path.name}")
+    sent = []
+    transport = httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200, json={}))
+    module.Client(api_key="k", transport=transport).call(VALUE)
+    expected = rfc3986_path(path).replace("%7Bitem_id%7D", "v%20a%2Fb")
+    assert sent[0].url.raw_path.decode() == expected
+
+
+CONSTRAINED = {
+    "enum": ({"type": "string", "enum": ["a", 'b"', "c'"]}, "z"),
+    "pattern": ({"type": "string", "pattern": "^[a-z\"']+$"}, "A1"),
+    "const": ({"type": "string", "const": "a"}, "b"),
+    "maxLength": ({"type": "string", "maxLength": 3}, "abcd"),
+}
+"""A path parameter's schema with checks, and a value they refuse."""
+
+
+@pytest.mark.parametrize("keyword", sorted(CONSTRAINED))
+def test_a_constrained_path_parameter_parses_on_every_supported_python(tmp_path, keyword):
+    """Before Python 3.12 an f-string's replacement field may hold no double quote or backslash:
+    a path parameter's checks (an enum's values, a pattern) are then outside any f-string."""
+    name = f"constrained_{keyword.lower()}"
+    schema, refused = CONSTRAINED[keyword]
+    out = render(tmp_path, _document("/items/{item_id}", schema=schema), name)
+    assert out is not None
+    assert_only_generator_code(out / name, name)
+    client = (out / name / "_client.py").read_text()
+    for python in older_pythons():
+        compiled = subprocess.run(
+            [*python, "-c", "import ast, sys; ast.parse(sys.stdin.read())"],
+            input=client,
+            capture_output=True,
+            text=True,
+            env=python_environment(),
+        )
+        assert compiled.returncode == 0, (python, compiled.stderr)
+    module = import_without_effects(out, name, f"{name}_{tmp_path.name}")
+    sent = []
+    transport = httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200, json={}))
+    module.Client(api_key="k", transport=transport).call("a")
+    assert sent[0].url.raw_path == b"/items/a"
+    with pytest.raises(module.ValidationError):
+        module.Client(api_key="k", transport=transport).call(refused)
+
+
+@functools.cache
+def python_environment() -> dict[str, str]:
+    """The environment with every interpreter pyenv manages selected, where pyenv does (its
+    shims find only the selected versions otherwise): asked once a test process."""
+    environment = dict(os.environ)
+    if shutil.which("pyenv"):
+        versions = subprocess.run(
+            ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
+        ).stdout.split()
+        environment["PYENV_VERSION"] = ":".join(versions)
+    return environment
+
+
+@functools.cache
+def older_pythons() -> list[list[str]]:
+    """The interpreters on this machine older than 3.12 that the packages support (3.10 and
+    3.11), whose parser holds an f-string's replacement fields to the old rules: found once a
+    test process."""
+    found = []
+    for version in ("3.10", "3.11"):
+        command = shutil.which(f"python{version}")
+        if command is None:
+            continue
+        probe = subprocess.run(
+            [command, "-c", "import sys; print(sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            env=python_environment(),
+        )
+        if probe.returncode == 0:
+            found.append([command])
+    return found
+
+
+def test_builtins_the_check_allows_run_nothing():
+    """The names generated code may take from builtins neither import, run nor read."""
+    dangerous = {"__import__", "eval", "exec", "compile", "open", "getattr", "globals", "vars"}
+    assert not dangerous & SAFE_BUILTINS
+    assert SAFE_BUILTINS <= set(dir(builtins))

@@ -1,0 +1,144 @@
+"""Formatting: the format cache of ``generate`` saves black's work without ever changing the output,
+and ``generate --spec`` gives black only the statements the templates could not fit."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.output import formatting
+
+CLEAN = 'x = {"a": 1}\n'
+UNFORMATTED = "x = {'a':1}\n"
+
+
+def test_only_black_clean_texts_are_remembered(tmp_path):
+    cache = formatting.FormatCache(tmp_path)
+    results = formatting.format_sources([CLEAN, UNFORMATTED, "def broken(:\n"], cache)
+    assert results[0] == (True, CLEAN) and results[1] == (True, CLEAN)
+    assert results[2][0] is False
+    again = formatting.FormatCache(tmp_path)
+    assert again.is_clean(CLEAN) and not again.is_clean(UNFORMATTED)
+    # a text black changes is formatted by black every time, never served from the cache
+    assert formatting.format_sources([UNFORMATTED], again) == [(True, CLEAN)]
+
+
+def test_the_cache_is_keyed_by_black_s_version(tmp_path, monkeypatch):
+    formatting.format_sources([CLEAN], formatting.FormatCache(tmp_path))
+    monkeypatch.setattr(formatting, "black_version", lambda: "0.0.0")
+    assert not formatting.FormatCache(tmp_path).is_clean(CLEAN)
+
+
+def test_a_damaged_or_unwritable_cache_is_no_cache(tmp_path):
+    cache = formatting.FormatCache(tmp_path)
+    cache.path.write_bytes(b"\xff\xfegarbage\n" + b"0" * 10 + b"\n")
+    assert formatting.format_sources([CLEAN], formatting.FormatCache(tmp_path)) == [(True, CLEAN)]
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert formatting.format_sources([CLEAN], formatting.FormatCache(blocked)) == [(True, CLEAN)]
+
+
+def test_a_long_statement_black_leaves_as_it_is_is_not_formatted_again(tmp_path, monkeypatch):
+    long = 'message = "' + "x" * 120 + '"\n'  # black cannot shorten a string
+    assert formatting.format_long_lines([long], formatting.FormatCache(tmp_path)) == [(True, long)]
+
+    def no_black(sources):
+        raise AssertionError("black ran again")
+
+    monkeypatch.setattr(formatting, "_format_all", no_black)
+    assert formatting.format_long_lines([long], formatting.FormatCache(tmp_path)) == [(True, long)]
+
+
+def test_black_formats_only_the_statements_longer_than_the_line():
+    trusted = "x = [1,2]\n"  # black would space it; short, so taken as laid out
+    long = "y = call(" + ", ".join(f"argument_{i}" for i in range(12)) + ")\n"
+    ((ok, text),) = formatting.format_long_lines([f"{trusted}\n\n{long}"])
+    assert ok
+    assert text.startswith(trusted + "\n\n") and text.endswith("\n")
+    assert text[len(trusted) + 2 :] == formatting.format_sources([long])[0][1]
+
+
+def test_wide_characters_count_two_columns_as_for_black():
+    wide = 'z = f(a, "' + "漢" * 45 + '", b)\n'  # 58 characters, 103 columns
+    narrow = "# " + "├" * 98 + "\n"  # 100 columns of box drawing, 300 bytes
+    ((_, text),) = formatting.format_long_lines([f"{narrow}\n\n{wide}"])
+    assert text.startswith(narrow) and 'z = f(\n    a,\n    "' in text
+
+
+ARGUMENTS = ", ".join(f"argument_{i}" for i in range(12))
+WORDS = " ".join(["word"] * 24)
+
+# Texts laid out as black lays them out but for one long line, wherever a template can put it,
+# and what black needs to see of them: the statement that holds the line ("piece"), nothing (a
+# line black would leave as it is) or the whole text (what cannot be cut).
+PLACES = {
+    "at the margin": (f"x = call({ARGUMENTS})\n", "piece"),
+    "in a method": (
+        f"class A:\n    def f(self):\n        y = 1\n        return call({ARGUMENTS})\n",
+        "piece",
+    ),
+    "in an async method": (
+        f"class A:\n    async def f(self):\n        await call({ARGUMENTS})\n",
+        "piece",
+    ),
+    "in a nested function": (
+        f"def f():\n    def g():\n        if x:\n            z = call({ARGUMENTS})\n"
+        "\n    return g\n",
+        "piece",
+    ),
+    "a decorator": (
+        f"class A:\n    @decorate({ARGUMENTS})\n    def f(self):\n        pass\n",
+        "piece",
+    ),
+    "a signature": (f"def function({ARGUMENTS}) -> None:\n    pass\n", "piece"),
+    "an elif": (f"if a:\n    pass\nelif call({ARGUMENTS}):\n    pass\n", "piece"),
+    "a one-line block": (f"if a: x = call({ARGUMENTS})\n", "piece"),
+    "a try block": (f"try:\n    pass\nexcept E:\n    x = call({ARGUMENTS})\n", "piece"),
+    "a match case": (f"match a:\n    case 1:\n        x = call({ARGUMENTS})\n", "piece"),
+    "a string across lines": (f'x = """a\n\nb""" + call({ARGUMENTS})\n', "piece"),
+    "a docstring's last line": (
+        f'def f():\n    """Line one.\n\n    {WORDS} {WORDS}."""\n',
+        "piece",
+    ),
+    "a one-line docstring": (f'class A:\n    """{WORDS} {WORDS}."""\n', "piece"),
+    "a comment in a block": (f"def f():\n    # {WORDS} {WORDS}\n    return 1\n", "piece"),
+    "a docstring's middle": (
+        f'def f():\n    """Line one.\n\n    {WORDS} {WORDS}.\n    """\n',
+        "nothing",
+    ),
+    "an attribute docstring": (f'X = 1\n"""Line one.\n{WORDS} {WORDS}."""\n', "nothing"),
+    "a comment": (f"# {WORDS} {WORDS}\nx = 1\n", "nothing"),
+    "statements sharing a line": (f"x = 1; y = call({ARGUMENTS})\n", "whole"),
+    "code that does not parse": (f"x = call({ARGUMENTS}\n", "whole"),
+}
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_black_s_text_of_a_long_line_wherever_it_is(place, monkeypatch):
+    text, needs = PLACES[place]
+    source = "VALUE = 1\n\n\n" + text
+    seen: list[str] = []
+    black = formatting._format_all
+
+    def spy(sources):
+        seen.extend(sources)
+        return black(sources)
+
+    monkeypatch.setattr(formatting, "_format_all", spy)
+    assert formatting.format_long_lines([source]) == formatting.format_sources([source])
+    given = seen[:-1]  # format_sources gave black the whole text last
+    if needs == "whole":
+        assert given == [source]
+    elif needs == "nothing":
+        assert given == []
+    else:
+        assert given and all("VALUE = 1" not in piece for piece in given)
+
+
+def test_a_rewritten_cache_keeps_only_clean_texts(tmp_path, monkeypatch):
+    monkeypatch.setattr(formatting, "_MAX_ENTRIES", 1)
+    cache = formatting.FormatCache(tmp_path)
+    # the cache file outgrows its limit: rewritten from this run's texts, the clean ones only
+    assert formatting.format_sources([CLEAN, UNFORMATTED], cache) == [(True, CLEAN)] * 2
+    again = formatting.FormatCache(tmp_path)
+    assert again.is_clean(CLEAN) and not again.is_clean(UNFORMATTED)
+    assert again.path.read_text().count("\n") == 1

@@ -1,0 +1,177 @@
+"""``python -m generator validate`` and the revision index."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import seeds
+from support.paths import FIXTURES, ROOT, SPEC_DIR
+
+from generator.cli import main
+from generator.errors import RevisionError
+from generator.reading.revisions import load_index
+
+
+def test_every_revision_in_spec_is_valid(capsys, index):
+    assert main(["validate"]) == 0
+    out = capsys.readouterr().out
+    assert sorted(line.removesuffix(": valid") for line in out.splitlines()) == sorted(
+        f"spec/{revision.file.name}" for revision in index
+    )
+
+
+def test_missing_ref_target_fails_with_its_pointer(capsys):
+    assert main(["validate", str(FIXTURES / "missing-ref.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "missing-ref.yaml#/paths/~1things/post/requestBody/content/application~1json/schema/$ref"
+        in out
+    )
+    assert "$ref target #/components/schemas/Thing does not exist" in out
+
+
+def test_wrong_type_fails_with_its_pointer(capsys):
+    assert main(["validate", str(FIXTURES / "wrong-type.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "wrong-type.yaml#/components/schemas/Thing/properties/count/type: unknown type 'numbr'"
+        in out
+    )
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path, capsys):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("openapi: 3.1.0\ninfo: [unclosed\n")
+    assert main(["validate", str(broken)]) == 1
+    out = capsys.readouterr().out
+    # where the unclosed list began (the mistake), then where PyYAML noticed it
+    assert "not valid YAML: while parsing a flow sequence at line 2, column 7, " in out
+    assert "did not find expected ',' or ']' at line 3, column 1" in out
+
+
+def test_module_entry_point_exits_1_on_invalid_documents():
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", str(FIXTURES / "wrong-type.yaml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert "1 of 1 documents are invalid" in result.stderr
+
+
+def test_index_holds_the_seed_s_revisions_in_order_with_their_dates():
+    index = load_index(SPEC_DIR)
+    ids = [r.id for r in index]
+    assert ids[0] == "baseline"
+    seed = list(reversed(seeds.history()))  # oldest first
+    assert [r for r in ids if r in {s.id for s in seed}] == [s.id for s in seed]
+    for revision in seed:
+        assert index.get(revision.id).date.isoformat() == revision.date
+    assert seeds.rendered_from() in ids
+    dates = [r.date for r in index if r.date]
+    assert dates == sorted(dates)
+    assert all(r.note for r in index)
+
+
+def write_index(folder: Path, text: str) -> Path:
+    (folder / "a.yaml").write_text("openapi: 3.1.0\n")
+    (folder / "revisions.yaml").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("revisions: []\n", "expected a non-empty list under 'revisions'"),
+        (
+            "revisions:\n  - {id: baseline, date: null, file: b.yaml, note: x}\n",
+            "revisions[0].file: 'b.yaml' is not a file",
+        ),
+        (
+            "revisions:\n  - {id: first, date: null, file: a.yaml, note: x}\n",
+            "the first revision must be 'baseline'",
+        ),
+        (
+            "revisions:\n  - {id: baseline, date: 2026-13-01, file: a.yaml, note: x}\n",
+            "revisions[0].date: '2026-13-01' is not an ISO date",
+        ),
+        (
+            "revisions:\n  - {id: baseline, date: '2026-13-01', file: a.yaml, note: x}\n",
+            "revisions[0].date: '2026-13-01' is not an ISO date",
+        ),
+        (
+            "revisions:\n  - {id: baseline, date: 2026-02-01, file: a.yaml, note: x}\n"
+            "  - {id: b, date: 2026-01-01, file: a.yaml, note: x}\n",
+            "revisions[1].date: 2026-01-01 is earlier than the revision before it",
+        ),
+        (
+            "revisions:\n  - {id: baseline, date: null, file: a.yaml, note: x}\n"
+            "  - {id: baseline, date: null, file: a.yaml, note: x}\n",
+            "revisions[1].id: revision 'baseline' is listed twice",
+        ),
+        ("revisions:\n  - {id: baseline, file: a.yaml}\n", "revisions[0]: missing date, note"),
+    ],
+)
+def test_index_errors_name_the_entry(tmp_path, text, message):
+    with pytest.raises(RevisionError) as caught:
+        load_index(write_index(tmp_path, text))
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("version", ["3.0.3", "3.1.0"])
+def test_the_validator_reports_what_openapi_spec_validator_reports(version):
+    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+
+    from generator.reading.validate import schema_problems
+
+    schema = {"$ref": "#/components/schemas/A"}
+    raw = {
+        "openapi": version,
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/a/{id}": {
+                "get": {
+                    "parameters": [{"name": "other", "in": "path", "required": True}],
+                    "responses": {"200": {"description": "ok"}},
+                },
+                "post": {
+                    "requestBody": {"content": {"application/json": {"schema": schema}}},
+                    "responses": {"200": {"description": "ok"}},
+                },
+            }
+        },
+        "components": {
+            "schemas": {
+                "A": {"type": "object", "properties": {"b": schema, "c": {"type": "nothing"}}},
+                "B": {"type": "string", "default": 3, "minLength": -1},
+            }
+        },
+    }
+    plain = OpenAPIV31SpecValidator if version.startswith("3.1") else OpenAPIV30SpecValidator
+    expected = [error.message for error in plain(raw).iter_errors()]
+    assert expected  # the document has faults for both to find
+    assert [p.message for p in schema_problems(raw, "doc.yaml")] == expected
+
+
+@pytest.mark.parametrize("version", ["3.0.3", "3.1.0"])
+def test_the_schema_check_finds_what_openapi_spec_validator_finds(version):
+    """The OpenAPI schema's validator runs over a registry crawled once (for speed): the same
+    findings as the library's own validator, in the same order."""
+    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+
+    from generator.reading.validate import schema_problems
+
+    raw = {
+        "openapi": version,
+        "info": {"title": "T"},  # no version
+        "paths": {"/a": {"get": {"responses": {"200": {"description": 1}}}}},
+        "components": {"schemas": {"A": {"type": "object", "properties": {"b": {"minimum": "x"}}}}},
+    }
+    stock = OpenAPIV31SpecValidator if version.startswith("3.1") else OpenAPIV30SpecValidator
+    expected = [error.message[:20] for error in stock(raw).iter_errors()]
+    found = schema_problems(raw, "doc.yaml")
+    assert expected and [problem.message[:20] for problem in found] == expected
