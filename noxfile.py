@@ -104,7 +104,7 @@ UVICORNS = ("0.36.0", "0.54.0")
 class, through ``runtime/together_rl_runtime/reference/_uvicorn.py``."""
 UVICORN_TESTS = (
     "runtime/tests/unit/test_uvicorn_adapter.py",
-    "runtime/tests/e2e/test_uvicorn_adapter.py",
+    "runtime/tests/e2e/test_uvicorn_adapter_served.py",
     "runtime/tests/e2e/test_reference_http.py",
     "runtime/tests/e2e/test_reference_server.py",
 )

@@ -1,6 +1,6 @@
 """The adapter of uvicorn's internals (``together_rl_runtime.reference._uvicorn``), on the uvicorn
 installed: what it builds on is there, and the range it is tested with is the range the runtime
-declares (what each of its names does over a real server: ../e2e/test_uvicorn_adapter.py).
+declares (what each of its names does over a real server: ../e2e/test_uvicorn_adapter_served.py).
 ``nox -s uvicorn`` runs both on each end of that range."""
 
 from __future__ import annotations
