@@ -147,8 +147,8 @@ def next_revision(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """black --check on the generator, the runtime and the generated code; mypy --strict on the
-    generator, the runtime and each generated package."""
+    """black --check on the generator, the runtime and the generated code; isort --check on the
+    project's own code; mypy --strict on the generator, the runtime and each generated package."""
     session.install(TORCH)
     session.install("-e", RUNTIME, "-e", ".[test]")
     session.run(
@@ -157,6 +157,20 @@ def lint(session: nox.Session) -> None:
         "generator",
         "runtime",
         "templates",
+        "tests",
+        "benchmarks",
+        "conftest.py",
+        "noxfile.py",
+    )
+    # the imports in one order (pyproject's [tool.isort]; generated/ orders its own)
+    session.run(
+        "isort",
+        "--settings-path",
+        ".",
+        "--check-only",
+        "--diff",
+        "generator",
+        "runtime",
         "tests",
         "benchmarks",
         "conftest.py",

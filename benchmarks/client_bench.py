@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from timing import Sample, ratio, run_call, times
-from timing import rounds as timing_rounds
+from timing import Sample, ratio, rounds as timing_rounds, run_call, times
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = HERE.parent / "generated" / "f4885bc38424"

@@ -28,8 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from timing import Sample, ratio, times
-from timing import rounds as timing_rounds
+from timing import Sample, ratio, rounds as timing_rounds, times
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -120,6 +119,7 @@ def _state_before(state_dir: Path, session: str, steps: int) -> None:
     sys.path.insert(0, str(PACKAGE))
     import torch
     from together_rl.reference import LocalSession
+
     from together_rl_runtime.reference.serve import demo_model
 
     model, loss = demo_model(0)

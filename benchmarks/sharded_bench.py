@@ -114,9 +114,9 @@ def _rank(rank: int, port: int, plan: list[tuple[str, str]], repeat: int, out: A
 def _row(rank: int, shapes: str, kind: str, repeat: int) -> dict[str, Any]:
     import reference_bench
     import torch.distributed as dist
+    from torch import nn
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import Shard, distribute_tensor
-    from torch import nn
 
     named, grads = reference_bench.model(shapes)
     count = sum(p.numel() for _, p in named)
@@ -307,8 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     are; ``benchmarks/run.py sharded`` writes them)."""
     import argparse
 
-    import report
     import reference_bench
+    import report
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument(

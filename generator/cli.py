@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import itertools
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import datetime
-
 from .changes import changelog
 from .changes.diff import Change, diff_documents
 from .errors import GeneratorError
+from .pointer import locate
 from .reading.ir import Document
 from .reading.parser import parse_file
-from .pointer import locate
 from .reading.revisions import load_index
 
 DEFAULT_SPEC_DIR = Path("spec")
@@ -245,9 +244,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from .reading.validate import (
-        validate_file,
-    )  # openapi-spec-validator is slow to import; only here
+    # openapi-spec-validator is slow to import; only here
+    from .reading.validate import validate_file
 
     files = args.files or [revision.file for revision in load_index(args.spec_dir)]
     failed = 0
@@ -411,8 +409,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .release.build import build_packages
     from .reading.runtime import RUNTIME_DIR
+    from .release.build import build_packages
 
     packages = sorted(p for p in args.generated.iterdir() if (p / "pyproject.toml").is_file())
     if not packages:

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .changes import changelog
-from .reading import ir
 from .changes.diff import Change, diff_documents
 from .errors import GeneratorError, RevisionError
-from .release.records import load_releases
+from .reading import ir
 from .reading.revisions import (
     Revision,
     RevisionIndex,
@@ -23,6 +22,7 @@ from .reading.revisions import (
     check_new_revision,
     load_index,
 )
+from .release.records import load_releases
 
 
 def text_lines(changes: Iterable[Change]) -> str:

@@ -11,6 +11,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+
 from support.loopback import LoopbackServer
 from support.paths import CORPUS, ROOT, SPEC_DIR
 

@@ -6,10 +6,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..reading import ir
-from .diff import Change, Level, diff_documents
 from ..english import count
+from ..reading import ir
 from ..reading.revisions import Revision, RevisionIndex
+from .diff import Change, Level, diff_documents
 
 
 @dataclass(frozen=True)

@@ -47,9 +47,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from . import conformance
-from ..reading import ir
-from ..reading.values import sample
 from together_rl_runtime.optimizers import REGISTRY
 from together_rl_runtime.settings import (
     SESSION_DEFAULTS,
@@ -61,6 +58,7 @@ from together_rl_runtime.settings import (
     Sets,
 )
 
+from ..reading import ir
 from ..reading.fieldroles import (
     NOT_IMPLEMENTED,
     Default,
@@ -70,6 +68,8 @@ from ..reading.fieldroles import (
     resolve,
 )
 from ..reading.revisions import Revision
+from ..reading.values import sample
+from . import conformance
 
 Outcome = Literal["works", "rejected", "ignored", "default-differs", "kept-raw", "missing"]
 OUTCOMES: tuple[Outcome, ...] = (

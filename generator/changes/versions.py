@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from . import changelog
 from ..reading.revisions import Revision
+from . import changelog
 
 
 @dataclass(frozen=True)

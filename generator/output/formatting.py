@@ -23,7 +23,6 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ..caching import Store

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..errors import GeneratorError
 from ..changes.versions import VersionedChanges, own_versions
+from ..errors import GeneratorError
 
 START = "<!-- revisions: start (written by `python -m generator generate`) -->"
 END = "<!-- revisions: end -->"

@@ -24,7 +24,6 @@ from together_rl_runtime.settings import (
     IDEMPOTENCY_ROLE,
     NO_EFFECT_ROLE,
     OPTIMIZERS,
-    SESSION_DEFAULTS,
     SETTING_KINDS,
     SETTING_RANGES,
     SETTINGS,
@@ -38,11 +37,11 @@ from together_rl_runtime.settings import (
     Sets,
 )
 
-from . import ir
 from ..english import article
 from ..errors import GeneratorError
-from .loader import load_yaml
 from ..pointer import join
+from . import ir
+from .loader import load_yaml
 
 ROLES_FILE = "reference-fields.yaml"
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from . import ir
 from ..errors import GeneratorError, RevisionError
+from . import ir
 from .loader import load_yaml
 from .parser import parse_file
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from . import ir
 from ..errors import GeneratorError
-from .loader import load_yaml
 from ..pointer import join
+from . import ir
+from .loader import load_yaml
 
 STATUSES_FILE = "statuses.yaml"
 STATUSES_PATH = f"spec/{STATUSES_FILE}"

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import ir
 from ..english import listing
 from ..errors import GeneratorError, SpecError
+from ..pointer import join, references, split
+from . import ir
 from .loader import load_yaml
 from .parser import coerce_value
-from ..pointer import join, references, split
 
 OPERATIONS_FILE = "operations.yaml"
 _COMPONENT_REF = re.compile(r"#/components/([^/]+)/([^/]+)")

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..caching import Store, digest
 from ..errors import SpecError
+from ..pointer import join, locate, references
 from .loader import load_yaml, read_referenced
 from .parser import parse_document
-from ..pointer import join, locate, references
 
 if TYPE_CHECKING:
     from openapi_spec_validator.validation.validators import SpecValidator

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..reading import runtime
+from ..changes.versions import own_versions, package_versions
 from ..errors import GeneratorError
+from ..output.tree import read_tree, tree_differences
+from ..reading import runtime
+from ..reading.revisions import load_index
 from .packages import render_packages
 from .records import REVISION_DISTRIBUTION, Release, hashes, load_releases
 from .sources import Sources
-from ..reading.revisions import load_index
-from ..output.tree import read_tree, tree_differences
-from ..changes.versions import own_versions, package_versions
 
 
 def release(

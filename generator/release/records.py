@@ -17,9 +17,9 @@ from pathlib import Path
 import yaml
 
 from ..errors import GeneratorError
+from ..pointer import join
 from ..reading import runtime
 from ..reading.loader import load_yaml
-from ..pointer import join
 
 RELEASES_FILE = "releases.yaml"
 REVISION_DISTRIBUTION = "together-rl"

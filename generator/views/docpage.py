@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..reading import ir
 from ..literals import markdown_code, markdown_inline
+from ..reading import ir
 
 
 @dataclass(frozen=True)

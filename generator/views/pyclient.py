@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from ..reading import ir
 from .. import literals
 from ..errors import SpecError, UnsupportedConstructError
-from .naming import Claim
+from ..reading import ir
 from ..reading.parser import is_json, media_essence
+from ..reading.runtime import CLIENT_HELPERS
+from ..reading.statuses import STATUSES_PATH, Kind, StatusKinds, by_name
+from ..reading.values import constraints_of
+from .naming import Claim
 from .pymodel import (
     FORM,
     MULTIPART,
@@ -27,9 +30,6 @@ from .pymodel import (
     success_kind,
     success_response,
 )
-from ..reading.runtime import CLIENT_HELPERS
-from ..reading.values import constraints_of
-from ..reading.statuses import STATUSES_PATH, Kind, StatusKinds, by_name
 
 IDEMPOTENCY_HEADER = "idempotency-key"
 """The header that makes a POST safe to send again (compared without case)."""

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
-from ..reading import ir
 from ..changes.diff import renamed_schemas
 from ..literals import pyrepr
-from .naming import Claim, Namespace, Rename
-from ..reading.parser import is_json, media_essence
 from ..pointer import join
-from ..reading.runtime import CLIENT_HELPERS, interface
+from ..reading import ir
+from ..reading.parser import is_json, media_essence
 from ..reading.revisions import Revision
+from ..reading.runtime import CLIENT_HELPERS, interface
 from ..reading.values import constraints_of
+from .naming import Claim, Namespace, Rename
 
 _PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 

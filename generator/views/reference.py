@@ -13,8 +13,8 @@ from typing import Any
 from together_rl_runtime.optimizers import DEFAULT, REGISTRY
 from together_rl_runtime.settings import PARAMETERS_SINCE, SESSION_DEFAULTS, SINCE, Sets
 
-from ..reading import ir
 from ..errors import SpecError
+from ..reading import ir
 from ..reading.fieldroles import Default, FieldRoles, ReferenceRules, resolve
 from .pyclient import PyWaiter
 from .pymodel import PyModule, class_name, member_name

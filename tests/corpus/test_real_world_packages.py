@@ -8,11 +8,11 @@ import subprocess
 import sys
 
 import pytest
+
+from generator.release.build import build_packages
 from support.paths import ROOT
 from support.pycode import assert_tidy
 from support.realworld import REAL_WORLD, document_id, documents
-
-from generator.release.build import build_packages
 
 pytestmark = pytest.mark.skipif(not REAL_WORLD.is_dir(), reason=f"no {REAL_WORLD}")
 

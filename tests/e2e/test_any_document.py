@@ -10,17 +10,17 @@ import subprocess
 import sys
 
 import pytest
-from support.paths import CORPUS, ROOT, SHARED
+
+from generator.reading.parser import is_json, parse_file
+from generator.reading.values import sample
+from generator.release.build import build_packages
+from generator.views.pymodel import component_classes, operation_name
 from support.loopback import LoopbackServer
 from support.packages import load_package
+from support.paths import CORPUS, ROOT, SHARED
 from support.pycode import assert_tidy
 from support.typecheck import mypy_strict
 from support.wire import reply
-
-from generator.release.build import build_packages
-from generator.reading.values import sample
-from generator.reading.parser import is_json, parse_file
-from generator.views.pymodel import component_classes, operation_name
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_file(), reason=f"no corpus at {SHARED}")
 PACKAGE = "together_apis"

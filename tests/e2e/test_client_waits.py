@@ -8,6 +8,7 @@ import time
 
 import httpx
 import pytest
+
 from support.clients import ERROR_BODY, KEY, SESSION, client_for, operation
 from support.loopback import DripServer, Reply
 from support.packages import load

@@ -13,25 +13,25 @@ import json
 import textwrap
 from pathlib import Path
 
-from support import facts
 import httpx
 import pytest
-from support.paths import ROOT, SPEC_DIR
-from support.nextrevision import Places, at
-from support.packages import GENERATED, load
-from support.projects import append_revision, copy_project
-from support.serving import ForkServer
 
 from generator.changes import compat
-from generator.reading import ir
-from generator.cli import main
 from generator.changes.conformance import refusal
-from generator.reading.values import sample
+from generator.cli import main
+from generator.reading import ir
 from generator.reading.fieldroles import load_field_roles
-from generator.views.pyclient import build_client
-from generator.views.pymodel import build_module
 from generator.reading.revisions import Revision, load_index
 from generator.reading.statuses import load_statuses
+from generator.reading.values import sample
+from generator.views.pyclient import build_client
+from generator.views.pymodel import build_module
+from support import facts
+from support.nextrevision import Places, at
+from support.packages import GENERATED, load
+from support.paths import ROOT, SPEC_DIR
+from support.projects import append_revision, copy_project
+from support.serving import ForkServer
 
 INDEX = load_index(SPEC_DIR)
 ROLES = load_field_roles(SPEC_DIR)

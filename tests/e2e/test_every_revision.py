@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+
 from support.anyvalues import json_values, models_raise_only_validation_errors
 from support.clients import async_client_sends_and_waits
 from support.facts import OLDER

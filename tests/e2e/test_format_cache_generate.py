@@ -3,12 +3,11 @@ expects (the cache itself: tests/unit/test_format_cache.py)."""
 
 from __future__ import annotations
 
-from support.paths import ROOT
-
 from generator import caching
 from generator.cli import main
 from generator.output import tree
 from generator.project import Project
+from support.paths import ROOT
 
 
 def test_generate_with_a_cold_and_a_warm_cache_writes_what_check_expects(tmp_path, monkeypatch):

@@ -10,17 +10,17 @@ import json
 import re
 import uuid
 
-from support import facts
 import httpx
 import pytest
-from support.loopback import Reply
-from support.paths import SPEC_DIR
-from support.nextrevision import Places, at
-from support.packages import load, models
-from support.projects import appended_copy
-from support.typecheck import mypy_strict
 
 from generator.views.pymodel import attribute_name, class_name
+from support import facts
+from support.loopback import Reply
+from support.nextrevision import Places, at
+from support.packages import load, models
+from support.paths import SPEC_DIR
+from support.projects import appended_copy
+from support.typecheck import mypy_strict
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 

@@ -7,13 +7,13 @@ import json
 import re
 
 import pytest
-from support.specdocs import document
-from support.pycode import assert_tidy
-from support.packages import load_package
-from support.typecheck import mypy_strict
 
-from generator.views import pyparts
 from generator.cli import main
+from generator.views import pyparts
+from support.packages import load_package
+from support.pycode import assert_tidy
+from support.specdocs import document
+from support.typecheck import mypy_strict
 
 SIZE = 10
 CHAIN = 35  # Link0 <- Link1 <- ... : more modules than one

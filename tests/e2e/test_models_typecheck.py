@@ -4,6 +4,7 @@ see it (its models' behaviour: tests/unit/test_models.py)."""
 from __future__ import annotations
 
 import pytest
+
 from support.packages import GENERATED, REVISIONS
 from support.typecheck import mypy_strict
 

@@ -9,18 +9,18 @@ import json
 import logging
 import re
 
-from support import facts
 import httpx
 import pytest
 import yaml
+
+from generator.cli import main
+from generator.reading import ir
+from generator.reading.revisions import load_index
+from generator.views.pymodel import class_name
+from support import facts
 from support.nextrevision import NEW_FIELD, Places, append, copy_project
 from support.packages import load
-
-from generator.reading import ir
-from generator.cli import main
-from generator.reading.fieldroles import SESSION_DEFAULTS
-from generator.views.pymodel import class_name
-from generator.reading.revisions import load_index
+from together_rl_runtime.settings import SESSION_DEFAULTS
 
 
 @pytest.fixture(scope="module")

@@ -3,13 +3,14 @@ one ``TOGETHER_BASE_URL`` pointing both clients at the same URLs."""
 
 from __future__ import annotations
 
-from support import facts
 import pytest
 import together
+from together.types.post_training import OptimStepOperation
+
+from support import facts
 from support.loopback import LoopbackServer, Reply
 from support.packages import load
 from support.serving import Served
-from together.types.post_training import OptimStepOperation
 
 # The SDK 3.1.1 sends Adam's settings as `adam_params`: its server is the newest revision that
 # reads them there (whatever later revisions call them).

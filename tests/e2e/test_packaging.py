@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.paths import ROOT
 
-from generator.release.build import build_packages
-from generator.reading.runtime import DISTRIBUTION, RUNTIME_DIR, version
 from generator.changes.versions import package_versions
 from generator.reading.revisions import load_index
+from generator.reading.runtime import DISTRIBUTION, RUNTIME_DIR, version
+from generator.release.build import build_packages
+from support.paths import ROOT
 
 GENERATED = ROOT / "generated"
 VERSIONS = package_versions(load_index(ROOT / "spec"))

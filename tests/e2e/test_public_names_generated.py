@@ -9,13 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.projects import append_revision, copy_project, run
-from support.specdocs import newest_renamed
-from support.typecheck import mypy_strict
-
 from generator.changes.versions import package_versions
 from generator.reading.revisions import load_index
 from generator.views.pymodel import build_module
+from support.projects import append_revision, copy_project, run
+from support.specdocs import newest_renamed
+from support.typecheck import mypy_strict
 
 
 def test_the_generated_package_imports_the_old_name_deprecated(tmp_path, mypy_cache):

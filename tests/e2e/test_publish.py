@@ -23,15 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support.paths import ROOT, SPEC_DIR
 from packaging.version import Version
-from support.loopback import LoopbackServer, Reply, free_port
 
+from generator.reading.revisions import load_index
+from generator.reading.runtime import DISTRIBUTION, RUNTIME_DIR, version as runtime_version
 from generator.release.build import UNKNOWN_DATE_EPOCH, build_packages
 from generator.release.publish import SimpleIndex, default_index_url, plan, read_dist
-from generator.reading.revisions import load_index
-from generator.reading.runtime import DISTRIBUTION, RUNTIME_DIR
-from generator.reading.runtime import version as runtime_version
+from support.loopback import LoopbackServer, Reply, free_port
+from support.paths import ROOT, SPEC_DIR
 
 GENERATED = ROOT / "generated"
 USER, PASSWORD = "uploader", "loopback-only-pa55word"

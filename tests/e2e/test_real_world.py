@@ -13,21 +13,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.paths import ROOT
-from support.loopback import LoopbackServer
-from support.packages import load_package
-from support.realworld import REAL_WORLD, document_id, documents
-from support.wire import call_and_check, one_per_tag
 
 from generator.changes import diff
-from generator.reading import ir
 from generator.output.document import render_document
 from generator.output.package import PackageInfo, load_templates
+from generator.reading import ir
 from generator.reading.loader import load_yaml
 from generator.reading.parser import parse_file
+from generator.reading.revisions import Revision
 from generator.views.pyclient import build_client
 from generator.views.pymodel import build_module
-from generator.reading.revisions import Revision
+from support.loopback import LoopbackServer
+from support.packages import load_package
+from support.paths import ROOT
+from support.realworld import REAL_WORLD, document_id, documents
+from support.wire import call_and_check, one_per_tag
 
 pytestmark = pytest.mark.skipif(not REAL_WORLD.is_dir(), reason=f"no {REAL_WORLD}")
 

@@ -9,10 +9,10 @@ import re
 
 import pytest
 import yaml
-from support.projects import copy_project, run
 
-from generator.reading.revisions import load_index
 from generator.output.tree import read_tree
+from generator.reading.revisions import load_index
+from support.projects import copy_project, run
 
 
 @pytest.fixture(scope="module")

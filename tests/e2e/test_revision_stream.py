@@ -6,18 +6,18 @@ from __future__ import annotations
 import json
 import re
 
-from support import facts
 import httpx
 import pytest
 import yaml
-from support.paths import SPEC_DIR
-from support.nextrevision import Places, at
-from support.packages import load
-from support.projects import append_revision, copy_project
 
 from generator.output.readme import END, START
-from generator.reading.revisions import load_index
 from generator.output.tree import read_tree
+from generator.reading.revisions import load_index
+from support import facts
+from support.nextrevision import Places, at
+from support.packages import load
+from support.paths import SPEC_DIR
+from support.projects import append_revision, copy_project
 
 # Names no real revision uses, so that the test holds whatever revisions spec/ gains.
 NEW_ID = "a11ce0ffee00"

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.paths import ROOT
 from support.nextrevision import environment
+from support.paths import ROOT
 
 RUNTIME = ROOT / "runtime"
 INSTALL = f"pip install -e {RUNTIME}"

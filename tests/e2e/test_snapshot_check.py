@@ -7,11 +7,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from support.paths import ROOT
-
 from generator.cli import main
 from generator.output import tree
 from generator.reading.runtime import python_path
+from support.paths import ROOT
 
 
 def test_check_fails_with_a_diff_on_a_hand_edit(copy_of_generated, capsys):

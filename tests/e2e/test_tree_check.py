@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import subprocess
 
-from support.paths import ROOT
-
 from generator.cli import main
+from support.paths import ROOT
 
 SPEC = str(ROOT / "spec")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
+
 from support.packages import load, models
 
 json_values = st.recursive(

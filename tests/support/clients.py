@@ -7,12 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from generator.reading.values import sample
+from generator.views.pymodel import attribute_name
 from support import facts
 from support.loopback import LoopbackServer, Reply
 from support.packages import load
-
-from generator.reading.values import sample
-from generator.views.pymodel import attribute_name
 
 KEY = "sk-test-0123456789"
 SESSION = "sess-1"

@@ -19,11 +19,8 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
-from support.paths import SPEC_DIR
-from support.packages import REVISIONS
 
 from generator.reading import ir
-from generator.reading.values import sample
 from generator.reading.fieldroles import (
     SESSION_DEFAULTS,
     ReferenceRules,
@@ -32,9 +29,12 @@ from generator.reading.fieldroles import (
     load_field_roles,
     resolve,
 )
-from generator.views.pymodel import attribute_name
 from generator.reading.revisions import load_index
 from generator.reading.statuses import load_statuses
+from generator.reading.values import sample
+from generator.views.pymodel import attribute_name
+from support.packages import REVISIONS
+from support.paths import SPEC_DIR
 
 SDK_GROUP = "adam_params"
 """Where Together's official SDK (3.1.1, a released client that never changes) sends Adam's

@@ -8,11 +8,11 @@ from __future__ import annotations
 import httpx
 import torch
 import yaml
+
+from generator.reading import ir
 from support import facts
 from support.nextrevision import Places
 from support.paths import SPEC_DIR
-
-from generator.reading import ir
 
 SESSION = "inputs"
 PRIORITIES = ["low", "high"]

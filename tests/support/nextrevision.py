@@ -53,10 +53,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from generator.pointer import split  # noqa: E402
 from generator.reading import ir  # noqa: E402
 from generator.reading.fieldroles import ROLES_FILE, load_field_roles  # noqa: E402
 from generator.reading.parser import parse_document  # noqa: E402
-from generator.pointer import split  # noqa: E402
 from generator.reading.revisions import load_index  # noqa: E402
 from generator.reading.statuses import STATUSES_FILE, load_statuses  # noqa: E402
 from together_rl_runtime.settings import (  # noqa: E402

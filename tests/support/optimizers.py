@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 
 import torch
-from support import facts
-from support.packages import reference
 from torch import Tensor, nn
 
 from generator.reading import ir
+from support import facts
+from support.packages import reference
 
 VOCAB, DIM, HIDDEN, SEQ, BATCH = 37, 16, 48, 8, 4
 ADAM = {"learning_rate": 3e-3, "beta1": 0.85, "beta2": 0.98, "eps": 1e-7, "weight_decay": 0.05}

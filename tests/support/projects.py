@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from support.nextrevision import environment
-from support.paths import ROOT
 
 from generator.reading.revisions import load_index
+from support.nextrevision import environment
+from support.paths import ROOT
 
 PROJECT_PARTS = ("generator", "runtime", "templates", "spec", "generated")
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.paths import SHARED
-
 from generator.reading.loader import load_yaml
+from support.paths import SHARED
 
 REAL_WORLD = SHARED / "corpus" / "real-world"
 

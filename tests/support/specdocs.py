@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 import yaml
-from support.paths import SPEC_DIR
 
 from generator.reading import ir
 from generator.reading.fieldroles import load_field_roles
 from generator.reading.parser import parse_document
 from generator.reading.revisions import load_index
+from support.paths import SPEC_DIR
 
 PATH = "/things/{thing_id}"
 

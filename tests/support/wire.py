@@ -9,13 +9,12 @@ import json
 import urllib.parse
 from typing import Any
 
-from support.loopback import LoopbackServer, Reply, Seen
-
 from generator.reading import ir
-from generator.reading.values import sample
 from generator.reading.parser import is_json
+from generator.reading.values import sample
 from generator.views.pyclient import PyClient, PyOperation, PyParameter
 from generator.views.pymodel import PyType
+from support.loopback import LoopbackServer, Reply, Seen
 
 
 def text(value: Any) -> str:

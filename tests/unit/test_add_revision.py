@@ -7,18 +7,18 @@ import shutil
 
 import pytest
 import yaml
-from support.paths import CORPUS, ROOT, SPEC_DIR
 
 from generator.changes import changelog
 from generator.cli import main
 from generator.english import listing
+from generator.output.tree import read_tree
+from generator.pointer import references
 from generator.reading.fieldroles import load_field_roles
 from generator.reading.parser import parse_document
-from generator.pointer import references
 from generator.reading.revisions import load_index
-from generator.output.tree import read_tree
 from generator.reading.upstream import load_operations
 from support.nextrevision import Places, at
+from support.paths import CORPUS, ROOT, SPEC_DIR
 
 
 def next_date(spec) -> str:

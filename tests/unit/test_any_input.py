@@ -8,12 +8,11 @@ from __future__ import annotations
 import functools
 import json
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from generator.output import document, package
 from generator.changes.diff import diff_documents
 from generator.errors import GeneratorError
+from generator.output import document, package
 from generator.reading.parser import parse_document
 from generator.reading.revisions import Revision
 

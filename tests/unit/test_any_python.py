@@ -9,6 +9,7 @@ import inspect
 
 import httpx
 import pytest
+
 from support.packages import REVISIONS, load
 
 

@@ -6,10 +6,9 @@ are appended to spec/.
 
 from __future__ import annotations
 
-from support import seeds
-
 from generator.changes import changelog
 from generator.cli import main
+from support import seeds
 
 
 def optim_step_history(index) -> list[changelog.RevisionChanges]:

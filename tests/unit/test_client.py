@@ -9,10 +9,11 @@ import logging
 import threading
 import time
 
-from support import facts
 import httpx
 import pytest
+
 import together_rl_runtime as runtime
+from support import facts
 from support.clients import (
     ERROR_BODY,
     KEY,

@@ -11,20 +11,20 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from support import facts
 import pytest
-from support.paths import SPEC_DIR
-from support.nextrevision import at
 
 from generator.changes import compat
 from generator.reading import ir
 from generator.reading.fieldroles import PARAMETER_NOT_IMPLEMENTED, Entry, load_field_roles
 from generator.reading.loader import load_yaml
 from generator.reading.parser import parse_document
-from generator.views.pyclient import build_client
-from generator.views.pymodel import build_module
 from generator.reading.revisions import Revision, load_index
 from generator.reading.statuses import load_statuses
+from generator.views.pyclient import build_client
+from generator.views.pymodel import build_module
+from support import facts
+from support.nextrevision import at
+from support.paths import SPEC_DIR
 
 INDEX = load_index(SPEC_DIR)
 ROLES = load_field_roles(SPEC_DIR)

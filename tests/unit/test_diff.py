@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.specdocs import PATH, document, obj, parse
 
-from generator.cli import main
 from generator.changes.diff import DiffStats, Level, diff_documents
+from generator.cli import main
+from support.specdocs import PATH, document, obj, parse
 
 OP = f"POST {PATH}"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 
 import pytest
-from support.paths import ROOT
-from support.specdocs import parse
 
 from generator.changes.diff import DiffStats, diff_documents
+from support.paths import ROOT
+from support.specdocs import parse
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from synthetic import shared_graph_paths, shared_graph_spec  # noqa: E402

@@ -27,16 +27,15 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from markdown_it import MarkdownIt
-from support.audits import watched
-from support.packages import load_package
 
 from generator.errors import GeneratorError
-from generator.reading.parser import parse_document
 from generator.output.document import render_one_document
 from generator.output.package import PackageInfo
+from generator.reading.parser import parse_document
+from support.audits import watched
+from support.packages import load_package
 
 PAYLOADS = [
     '"',

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 import together_rl_runtime
 from support.packages import REVISIONS, load, models
 

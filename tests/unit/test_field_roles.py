@@ -5,16 +5,16 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from support.nextrevision import at
-from support import seeds
 import yaml
-from support.paths import SPEC_DIR
-from together_rl_runtime.settings import IdempotencyKey, Parameter
 
+from generator.pointer import split
 from generator.reading import fieldroles
 from generator.reading.fieldroles import Group, NoEffect, Refused, Sets, load_field_roles, resolve
 from generator.reading.parser import parse_document
-from generator.pointer import split
+from support import seeds
+from support.nextrevision import at
+from support.paths import SPEC_DIR
+from together_rl_runtime.settings import IdempotencyKey, Parameter
 
 
 @pytest.fixture(scope="module")

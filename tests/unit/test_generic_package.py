@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from support.packages import load_package
 from support.paths import ROOT
 from support.realworld import REAL_WORLD

@@ -4,17 +4,17 @@ error that names the document and the JSON pointer, never a traceback or a broke
 from __future__ import annotations
 
 import copy
-import os
 import json
+import os
 import sys
 
 import httpx
 import pytest
-from support.specdocs import PATH, document, obj
-from support.pycode import assert_tidy
-from support.packages import load_package
 
 from generator.cli import main
+from support.packages import load_package
+from support.pycode import assert_tidy
+from support.specdocs import PATH, document, obj
 
 OK = {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}
 
@@ -321,8 +321,8 @@ def test_colliding_names_get_names_by_one_rule_and_each_rename_is_reported(tmp_p
 
 
 def test_names_do_not_depend_on_the_order_of_what_is_spelled_exactly():
-    from generator.views.pymodel import build_module
     from generator.reading.revisions import Revision
+    from generator.views.pymodel import build_module
     from support.specdocs import parse
 
     def attributes(order):
@@ -336,8 +336,8 @@ def test_names_do_not_depend_on_the_order_of_what_is_spelled_exactly():
 
 
 def test_a_later_revision_never_renames_what_an_earlier_one_named():
-    from generator.views.pymodel import build_module
     from generator.reading.revisions import Revision
+    from generator.views.pymodel import build_module
     from support.specdocs import parse
 
     first = parse(document(body=obj(_group={"type": "string"})))
@@ -451,13 +451,12 @@ def _styles() -> dict:
 
 
 def test_parameters_of_every_style_travel_as_the_document_says(tmp_path):
+    from generator.reading.revisions import Revision
+    from generator.views.pyclient import build_client
+    from generator.views.pymodel import build_module
     from support.loopback import LoopbackServer
     from support.specdocs import parse
     from support.wire import call_and_check
-
-    from generator.views.pyclient import build_client
-    from generator.views.pymodel import build_module
-    from generator.reading.revisions import Revision
 
     raw = _styles()
     pkg = package(tmp_path, raw, "styles")

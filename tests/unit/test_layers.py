@@ -12,6 +12,7 @@ import ast
 from pathlib import Path
 
 import pytest
+
 from support.paths import ROOT
 
 GENERATOR = ROOT / "generator"

@@ -6,16 +6,15 @@ import dataclasses
 import math
 
 import pytest
-from support.paths import ROOT
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from support.packages import GENERATED, REVISIONS, load, models
+from hypothesis import given, settings, strategies as st
 
 from generator.reading import ir
-from generator.reading.values import sample
 from generator.reading.parser import parse_document
-from generator.views.pymodel import class_name
 from generator.reading.revisions import load_index
+from generator.reading.values import sample
+from generator.views.pymodel import class_name
+from support.packages import GENERATED, REVISIONS, load, models
+from support.paths import ROOT
 
 INDEX = load_index(ROOT / "spec")
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import copy
 import shutil
 
-from support import facts
 import pytest
-from support.nextrevision import KINDS, catalogue, change
 
 from generator.reading.fieldroles import load_field_roles
 from generator.reading.statuses import load_statuses
 from generator.reading.validate import validate_document
+from support import facts
+from support.nextrevision import KINDS, catalogue, change
 
 
 def test_the_catalogue_lists_every_kind_with_the_decision_it_needs():

@@ -8,10 +8,10 @@ import json
 import zlib
 
 import httpx
-from support import facts
+from hypothesis import HealthCheck, given, settings, strategies as st
+
 import together_rl_runtime as runtime
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from support import facts
 from support.anyvalues import json_values, models_raise_only_validation_errors
 from support.packages import load, reference
 
@@ -130,6 +130,7 @@ def test_an_event_stream_raises_only_the_client_s_own_errors(lines, ending, answ
 @given(body=st.binary(max_size=64) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_the_reference_router_always_answers(body):
     import torch
+
     from together_rl_runtime.reference import _routes as routes
 
     ref = reference(NEWEST)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from support.specdocs import document, obj, parse
 
-from generator.reading import ir
 from generator.errors import SpecError, UnsupportedConstructError
+from generator.reading import ir
 from generator.reading.parser import parse_document
+from support.specdocs import document, obj, parse
 
 OPTIM_STEP = "POST /rl/training-sessions/{session_id}/operations/optim-step"
 

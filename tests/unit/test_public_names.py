@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 import yaml
-from support.paths import SPEC_DIR
-from support.specdocs import document, newest_renamed, obj, parse, rename
 
 from generator.changes.diff import COMPONENTS, Level, diff_documents, renamed_schemas
-from generator.errors import RevisionError
-from generator.views.pymodel import build_module
-from generator.reading.revisions import Revision, load_index
 from generator.changes.versions import package_versions
+from generator.errors import RevisionError
+from generator.reading.revisions import Revision, load_index
+from generator.views.pymodel import build_module
+from support.paths import SPEC_DIR
+from support.specdocs import document, newest_renamed, obj, parse, rename
 
 NUM = {"type": "number"}
 PARAMS = obj(learning_rate=NUM, beta1=NUM)

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.audits import watched
-from support.paths import ROOT
-from support.loopback import LoopbackServer, Reply
-from support.specdocs import document, obj
 
 from generator.cli import main
 from generator.pointer import join
 from generator.reading.validate import schema_problems
+from support.audits import watched
+from support.loopback import LoopbackServer, Reply
+from support.paths import ROOT
+from support.specdocs import document, obj
 
 MARKER = "MARKER-6c1e0f"
 """The content of every file, and of every reply, that a reference must not read."""

@@ -6,14 +6,14 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from support.paths import ROOT
-from support.pycode import unused_imports
 
-from generator.output import package, render, tree
+from generator.changes.versions import package_versions
 from generator.cli import main
+from generator.output import package, render, tree
 from generator.project import Project
 from generator.reading.revisions import load_index
-from generator.changes.versions import package_versions
+from support.paths import ROOT
+from support.pycode import unused_imports
 
 
 @pytest.fixture(scope="module")

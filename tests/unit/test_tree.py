@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from support.paths import ROOT
 
-from generator.output import tree
 from generator.cli import main
+from generator.output import tree
+from support.paths import ROOT
 
 SPEC = str(ROOT / "spec")
 

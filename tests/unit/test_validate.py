@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import seeds
-from support.paths import FIXTURES, ROOT, SPEC_DIR
 
 from generator.cli import main
 from generator.errors import RevisionError
 from generator.reading.revisions import load_index
+from support import seeds
+from support.paths import FIXTURES, ROOT, SPEC_DIR
 
 
 def test_every_revision_in_spec_is_valid(capsys, index):

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .. import ir
 from ...errors import SpecError
 from ...pointer import join
+from .. import ir
 from .common import common_fields
 from .context import Context
 from .keywords import SHAPING

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import ir
 from ...pointer import join
+from .. import ir
 from .http import is_json
 
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias, cast
 
-from .. import ir
 from ...errors import SpecError, UnsupportedConstructError
 from ...pointer import join
+from .. import ir
 
 Mode: TypeAlias = Literal["strict", "lenient", "complete"]
 """How the parser treats a construct the generator does not support: ``strict``, an error;

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...pointer import join
 from .. import ir
 from ..loader import load_yaml
-from ...pointer import join
 from .context import Context, Mode, json_kind
 from .operations import read_path_item
 from .references import References

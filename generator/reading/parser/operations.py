@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from .. import ir
 from ...errors import UnsupportedConstructError
 from ...pointer import join
+from .. import ir
 from .bodies import read_request_body, read_response
 from .context import Context, json_kind
 from .http import HTTP_TOKEN, is_json

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..loader import read_referenced
 from ...pointer import in_file, join, split
+from ..loader import read_referenced
 from .context import Context, json_kind
 
 SCHEMA_REF_PREFIX = "#/components/schemas/"

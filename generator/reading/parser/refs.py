@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import ir
 from ...pointer import join
+from .. import ir
 from .allof import read_all_of
 from .common import common_fields
 from .keywords import BESIDE_REF, OPEN_OR_CLOSED

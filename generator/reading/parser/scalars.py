@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from .. import ir
 from ...pointer import join
+from .. import ir
 from .context import Context
 from .keywords import PRIMITIVES
 from .objects import read_object

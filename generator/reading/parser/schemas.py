@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from .. import ir
 from ...errors import UnsupportedConstructError
 from ...pointer import join
+from .. import ir
 from .allof import read_all_of
 from .common import common_fields
 from .context import Context

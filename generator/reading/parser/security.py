@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ir
 from ...pointer import join
+from .. import ir
 from .context import Context, json_kind
 from .http import HTTP_TOKEN
 from .references import References

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import ir
 from ...pointer import join
+from .. import ir
 
 if TYPE_CHECKING:
     from .schemas import SchemaReader

@@ -11,8 +11,9 @@ import socket
 import statistics
 import time
 
-from support import facts
 import pytest
+
+from support import facts
 from support.facts import NEWEST
 from support.packages import load
 from support.serving import ForkServer

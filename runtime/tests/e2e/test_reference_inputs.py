@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import importlib
 
-from support import facts
 import httpx
 import pytest
 import torch
-from support.paths import SPEC_DIR
+
+from generator.views.pymodel import attribute_name
+from support import facts
 from support.inputs import (
     HEADER,
     PRIORITIES,
@@ -33,10 +34,9 @@ from support.inputs import (
 )
 from support.nextrevision import Places, at
 from support.packages import load
+from support.paths import SPEC_DIR
 from support.projects import appended_copy
 from support.serving import Served
-
-from generator.views.pymodel import attribute_name
 
 REVISION = "ca11ab1e0dd5"
 

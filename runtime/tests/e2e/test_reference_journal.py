@@ -9,10 +9,11 @@ import random
 import threading
 import time
 
-from support import facts
 import pytest
 import together
 import torch
+
+from support import facts
 from support.facts import NEWEST, body
 from support.packages import reference
 from support.router import make_sessions, plain, step, store_and_router

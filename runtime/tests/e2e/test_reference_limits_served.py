@@ -10,6 +10,7 @@ import json
 import socket
 
 import pytest
+
 from support import facts
 from support.facts import NEWEST
 from support.serving import ForkServer, Served

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+
 from support.facts import OLDER
 from support.optimizers import (
     adam_agrees_with_clip_grad_norm_and_torch_adamw,

@@ -10,15 +10,15 @@ import sys
 import urllib.error
 import urllib.request
 
-from support import facts
 import pytest
 import torch
-from support.paths import ROOT
-from support.packages import GENERATED, REVISIONS, load, reference
 from torch import nn
 
-from generator.reading.values import sample
 from generator.reading.revisions import load_index
+from generator.reading.values import sample
+from support import facts
+from support.packages import GENERATED, REVISIONS, load, reference
+from support.paths import ROOT
 
 torch.set_num_threads(1)
 

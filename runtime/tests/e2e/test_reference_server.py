@@ -9,13 +9,14 @@ import socket
 import textwrap
 import time
 
-from support import facts
 import pytest
 import torch
+from torch import nn
+
+from support import facts
 from support.facts import NEWEST, body, field_for, statuses
 from support.packages import load, reference
 from support.serving import Served
-from torch import nn
 
 torch.set_num_threads(1)
 
@@ -81,8 +82,7 @@ def test_operation_ids_are_unique_and_unknown_ones_are_404(served):
 def test_a_refused_step_leaves_no_gradient_behind():
     """The server computes a step's gradients only once its request is checked: a step after a
     refused one applies one batch's gradients, not two."""
-    from together_rl_runtime.reference import _routes as routes
-    from together_rl_runtime.reference import _store, serve
+    from together_rl_runtime.reference import _routes as routes, _store, serve
 
     session_class = reference(NEWEST).LocalSession
     make = serve.session_factory(session_class, serve.demo_model, 0, {"optimizer": "adam"})

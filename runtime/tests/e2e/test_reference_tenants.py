@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 
-from support import facts
 import pytest
 import together
+
+from support import facts
 from support.packages import load, reference
 from support.serving import ForkServer, Served
 from together_rl_runtime.reference import _routes, _store, serve

@@ -33,16 +33,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from support import facts
 import pytest
 import torch
 import torch.distributed as dist
+from torch import Tensor, nn
+
+from support import facts
 from support.facts import NEWEST
+from support.optimizers import ADAM, MUON, TinyLM, adam_body, backward, muon_body, twin_models
 from support.packages import load, reference
 from together_rl_runtime import UNSET
 from together_rl_runtime.reference._sharded import is_sharded
-from support.optimizers import ADAM, MUON, TinyLM, adam_body, backward, muon_body, twin_models
-from torch import Tensor, nn
 
 pytestmark = pytest.mark.skipif(
     not (dist.is_available() and hasattr(os, "fork")), reason="needs torch.distributed and fork"
@@ -518,10 +519,11 @@ def served_requests() -> list[tuple[str, dict[str, Any], str | None]]:
 def ranks(tmp_path_factory):
     """Fork two ranks that run every check; their findings, and the test process's own."""
     import torch._dynamo  # noqa: F401  (fully_shard imports it: seconds, once, before forking)
-    import together_rl_runtime.reference.distributed  # noqa: F401
     from torch.distributed.checkpoint import state_dict_loader, state_dict_saver  # noqa: F401
     from torch.distributed.device_mesh import init_device_mesh  # noqa: F401
     from torch.distributed.fsdp import fully_shard  # noqa: F401
+
+    import together_rl_runtime.reference.distributed  # noqa: F401
     from together_rl_runtime.reference.distributed import save_checkpoint
 
     load(NEWEST)
@@ -743,8 +745,8 @@ def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu(tmp_pa
     import subprocess
     import sys
 
-    from support.paths import ROOT
     from support.packages import GENERATED
+    from support.paths import ROOT
 
     (line,) = [
         line

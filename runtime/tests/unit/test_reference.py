@@ -5,9 +5,11 @@ from __future__ import annotations
 import copy
 import threading
 
-from support import facts
 import pytest
 import torch
+from torch import Tensor, nn
+
+from support import facts
 from support.facts import NEWEST
 from support.optimizers import (
     ADAM,
@@ -31,7 +33,6 @@ from support.optimizers import (
     ulp_of_magnitude,
 )
 from support.packages import REVISIONS, models, reference
-from torch import Tensor, nn
 
 torch.set_num_threads(1)  # tiny tensors: one thread is as fast and steadier on a busy machine
 

@@ -9,6 +9,8 @@ import dataclasses
 
 import httpx
 import pytest
+
+from generator.reading import ir
 from support import facts
 from support.inputs import (
     HEADER,
@@ -26,8 +28,6 @@ from support.packages import reference
 from together_rl_runtime import ConfigurationError, ValidationError
 from together_rl_runtime.reference._parameters import check_parameters
 from together_rl_runtime.settings import IdempotencyKey, NoEffect, Parameter
-
-from generator.reading import ir
 
 
 def test_a_step_number_the_schema_takes_as_a_string_is_the_decimal_string():

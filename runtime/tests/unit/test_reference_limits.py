@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 import os
 
-from support import facts
 import httpx
 import pytest
 import torch
+
+from support import facts
 from support.facts import NEWEST, body
 from support.packages import reference
 from support.router import plain, step, store_and_router

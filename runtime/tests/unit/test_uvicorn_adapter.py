@@ -12,9 +12,9 @@ import tomllib
 from typing import Any
 
 import uvicorn
-from support.paths import ROOT
 from packaging.specifiers import SpecifierSet
 
+from support.paths import ROOT
 from together_rl_runtime.reference import _uvicorn
 
 INTERNALS = ["send_400_response", "on_response_complete", "_unset_keepalive_if_required"]

@@ -53,8 +53,7 @@ from typing import Any
 import torch
 
 from ._session import LocalSession, ReplayError, StepRecord
-from ._snapshots import save_snapshot, write_snapshot
-from ._snapshots import snapshots as _snapshots
+from ._snapshots import save_snapshot, snapshots as _snapshots, write_snapshot
 from ._statedir import FORMAT, StateDirLock, remove_leftovers, sync_folder
 from ._tenants import NO_KEY
 
