@@ -22,7 +22,6 @@ import yaml
 
 from generator.reading import ir
 from generator.reading.fieldroles import (
-    SESSION_DEFAULTS,
     ReferenceRules,
     Refused,
     Sets,
@@ -35,6 +34,7 @@ from generator.reading.values import sample
 from generator.views.pymodel import attribute_name
 from support.packages import REVISIONS
 from support.paths import SPEC_DIR
+from together_rl_runtime.settings import SESSION_DEFAULTS
 
 SDK_GROUP = "adam_params"
 """Where Together's official SDK (3.1.1, a released client that never changes) sends Adam's
