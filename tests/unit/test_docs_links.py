@@ -1,5 +1,6 @@
 """The project's own pages link only to what is there: every relative link names a file of the
-project, every ``#anchor`` a heading of the page it points into, as GitHub names headings, and
+project, every ``#anchor`` a heading of the page it points into, as GitHub names headings, every
+path they name in code is there, and
 the README stays a front door, short enough to read through, with the rest in ``docs/``."""
 
 from __future__ import annotations
@@ -105,12 +106,59 @@ def broken_links(page: Path, root: Path) -> list[str]:
     return problems
 
 
+_NAMED_PATH = re.compile(r"[\w.-]+(/[\w.-]+)*(\.\w+|/)")
+"""What a code span holds when it names a file or a folder: ``tests/unit/``, ``spec/x.yaml``."""
+
+
+def missing_paths(page: Path, root: Path) -> list[str]:
+    """The files and folders of the project that ``page`` names in code spans and that are not
+    there: a span that is a path starting with one of the project's top-level folders
+    (``generator/views/pymodel.py``, ``tests/unit/``); one with a placeholder
+    (``generated/<id>/``) names no one file and is left alone."""
+    tops = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")}
+    problems = []
+    where = page.relative_to(root).as_posix()
+    for token in _MARKDOWN.parse(page.read_text(encoding="utf-8")):
+        if token.type != "inline":
+            continue
+        line = token.map[0] + 1 if token.map else 0
+        for child in token.children or []:
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "code_inline":
+                named = child.content.split("::")[0]
+                if named.split("/")[0] not in tops or not _NAMED_PATH.fullmatch(named):
+                    continue
+                if not (root / named).exists():
+                    problems.append(f"{where}:{line}: `{named}`: no such file or folder")
+    return problems
+
+
 def test_every_relative_link_and_anchor_of_the_pages_leads_somewhere():
     assert {"README.md", "docs", "runtime", "benchmarks"} <= {
         path.relative_to(ROOT).parts[0] for path in pages(ROOT)
     }
     problems = [problem for page in pages(ROOT) for problem in broken_links(page, ROOT)]
     assert not problems, "\n".join(problems)
+
+
+def test_every_file_the_pages_name_is_there():
+    problems = [problem for page in pages(ROOT) for problem in missing_paths(page, ROOT)]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_named_file_that_is_not_there_is_reported(tmp_path):
+    (tmp_path / "tests" / "unit").mkdir(parents=True)
+    (tmp_path / "tests" / "unit" / "test_a.py").write_text("", encoding="utf-8")
+    (tmp_path / "README.md").write_text(
+        "# Front door\n\n`tests/unit/test_a.py::test_x`, `tests/unit/`, `generated/<id>/`,\n"
+        "`tests/test_a.py`, `nox -s tests`, `docs/gone.md` and `tests/unit/gone/`\n",
+        encoding="utf-8",
+    )
+    assert missing_paths(tmp_path / "README.md", tmp_path) == [
+        "README.md:4: `tests/test_a.py`: no such file or folder",
+        "README.md:4: `tests/unit/gone/`: no such file or folder",
+    ]
 
 
 def test_the_readme_is_a_front_door():
