@@ -6,11 +6,13 @@ the README stays a front door, short enough to read through, with the rest in ``
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from support.paths import ROOT
 
@@ -55,10 +57,8 @@ def anchors(text: str) -> set[str]:
     return found
 
 
-def links(text: str) -> list[tuple[int, str]]:
-    """Every link and image of a page, with its line: the targets a reader can follow (text in
-    code spans and code blocks is not a link)."""
-    found = []
+def _inline(text: str) -> Iterator[tuple[int, Token]]:
+    """Every inline piece of a page (text, link, code span, ...), with its line."""
     for token in _MARKDOWN.parse(text):
         if token.type != "inline":
             continue
@@ -66,10 +66,18 @@ def links(text: str) -> list[tuple[int, str]]:
         for child in token.children or []:
             if child.type in ("softbreak", "hardbreak"):
                 line += 1
-            elif child.type == "link_open":
-                found.append((line, str(child.attrs["href"])))
-            elif child.type == "image":
-                found.append((line, str(child.attrs["src"])))
+            yield line, child
+
+
+def links(text: str) -> list[tuple[int, str]]:
+    """Every link and image of a page, with its line: the targets a reader can follow (text in
+    code spans and code blocks is not a link)."""
+    found = []
+    for line, child in _inline(text):
+        if child.type == "link_open":
+            found.append((line, str(child.attrs["href"])))
+        elif child.type == "image":
+            found.append((line, str(child.attrs["src"])))
     return found
 
 
@@ -118,19 +126,13 @@ def missing_paths(page: Path, root: Path) -> list[str]:
     tops = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")}
     problems = []
     where = page.relative_to(root).as_posix()
-    for token in _MARKDOWN.parse(page.read_text(encoding="utf-8")):
-        if token.type != "inline":
+    for line, child in _inline(page.read_text(encoding="utf-8")):
+        if child.type != "code_inline":
             continue
-        line = token.map[0] + 1 if token.map else 0
-        for child in token.children or []:
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "code_inline":
-                named = child.content.split("::")[0]
-                if named.split("/")[0] not in tops or not _NAMED_PATH.fullmatch(named):
-                    continue
-                if not (root / named).exists():
-                    problems.append(f"{where}:{line}: `{named}`: no such file or folder")
+        named = child.content.split("::")[0]
+        if named.split("/")[0] in tops and _NAMED_PATH.fullmatch(named):
+            if not (root / named).exists():
+                problems.append(f"{where}:{line}: `{named}`: no such file or folder")
     return problems
 
 
