@@ -379,16 +379,17 @@ def error_model_for(error_models: ErrorModels, status: int) -> type[Model] | Non
     return None
 
 
-def status_error(response: httpx.Response, error_models: ErrorModels) -> APIStatusError:
+def status_error(response: httpx.Response, error_model: ErrorModels) -> APIStatusError:
     """The error for an error response, with the most useful message its body allows; the body
-    is read as the model of its status (:func:`error_model_for`) where it is in the documented
+    is read as the model of its status (:func:`error_model_for`: ``error_model`` is one model,
+    or the models by status, as :class:`ErrorModels` says) where it is in the documented
     format."""
     body = response.text
     error: Any = None
-    error_model = error_model_for(error_models, response.status_code)
-    if error_model is not None:
+    model = error_model_for(error_model, response.status_code)
+    if model is not None:
         try:
-            error = error_model.from_json(body)
+            error = model.from_json(body)
         except ValidationError:
             error = None
         if error is not None and getattr(error, "problems", None):  # not the documented format
@@ -927,14 +928,14 @@ class SyncAPIClient(_BaseClient):
         request: httpx.Request,
         *,
         resendable: bool,
-        until: float | None = None,
+        deadline: float | None = None,
         stream: bool = False,
     ) -> httpx.Response:
         """Send ``request``, retrying as the retry rule allows, within the bounds of the module's
-        docstring, and with a waiter's deadline ``until`` (``time.monotonic()``) too. The response
+        docstring, and with a waiter's ``deadline`` (``time.monotonic()``) too. The response
         returned has its body read; with ``stream``, a success response's body is left to be
         read."""
-        call = _Call(self, request, resendable, until)
+        call = _Call(self, request, resendable, deadline)
         request.extensions["trace"] = hold_streams
         while True:
             ends = call.start()
@@ -992,7 +993,7 @@ class SyncAPIClient(_BaseClient):
                 time.sleep(waiting.delay)
             try:
                 response = self._send(
-                    retrieve(waiting.operation_id), resendable=True, until=waiting.deadline
+                    retrieve(waiting.operation_id), resendable=True, deadline=waiting.deadline
                 )
             except _DeadlinePassed:
                 raise waiting.timed_out() from None
@@ -1058,11 +1059,11 @@ class AsyncAPIClient(_BaseClient):
         request: httpx.Request,
         *,
         resendable: bool,
-        until: float | None = None,
+        deadline: float | None = None,
         stream: bool = False,
     ) -> httpx.Response:
         """:meth:`SyncAPIClient._send`, awaited: an attempt is cancelled at its end."""
-        call = _Call(self, request, resendable, until)
+        call = _Call(self, request, resendable, deadline)
         while True:
             ends = call.start()
             try:
@@ -1115,7 +1116,7 @@ class AsyncAPIClient(_BaseClient):
                 await asyncio.sleep(waiting.delay)
             try:
                 response = await self._send(
-                    retrieve(waiting.operation_id), resendable=True, until=waiting.deadline
+                    retrieve(waiting.operation_id), resendable=True, deadline=waiting.deadline
                 )
             except _DeadlinePassed:
                 raise waiting.timed_out() from None
