@@ -110,6 +110,39 @@ def interface() -> tuple[str, ...]:
     return tuple(runtime().__all__)
 
 
+SURFACE_MODULES: tuple[tuple[str, str | tuple[str, ...]], ...] = (
+    (IMPORT_NAME, "__all__"),
+    (f"{IMPORT_NAME}.reference", "__all__"),
+    (f"{IMPORT_NAME}.reference.serve", ("main",)),
+    (f"{IMPORT_NAME}.settings", "classes"),
+)
+"""Where the names are that revision packages use of the runtime, and which of each module's:
+every name of the package's :func:`interface` and of its reference's ``__all__``, the server's
+``main``, and the classes of ``settings`` (the rules a revision's ``reference/_fields.py``
+builds). These, with :data:`SUBCLASS_MEMBERS`, are the runtime's surface, recorded with each of
+its releases (see :mod:`generator.release.surface`)."""
+
+_CLIENT_MEMBERS = (
+    "_build_request", "_events", "_parse", "_send", "_spec", "_wait", "_warn_not_applied"
+)  # fmt: skip
+
+SUBCLASS_MEMBERS: dict[str, tuple[str, ...]] = {
+    f"{IMPORT_NAME}.Model": ("_FIELDS", "_OTHER_REVISIONS", "_STRICT", "_fields_of"),
+    f"{IMPORT_NAME}.SyncAPIClient": _CLIENT_MEMBERS,
+    f"{IMPORT_NAME}.AsyncAPIClient": _CLIENT_MEMBERS,
+}
+"""The members with a leading underscore that generated classes use of the runtime's classes
+they derive from: the attributes they set (a client's ``_spec``, a model's ``_FIELDS``) and the
+methods they call (``self._send``)."""
+
+OVERRIDDEN: dict[str, frozenset[str]] = {
+    f"{IMPORT_NAME}.Model": frozenset({"from_dict", "to_dict"})
+}
+"""The runtime's methods that generated classes define again, and the runtime calls: their
+parameters stay as they are within a major version (an optional one added would be passed to a
+generated method that does not take it)."""
+
+
 def vendored_files() -> dict[str, bytes]:
     """The client core's files, by path in a package of one document (``_runtime/...``); the
     copy's ``__init__`` says what it is in place of the runtime's own docstring."""

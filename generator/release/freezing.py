@@ -13,7 +13,9 @@ from ..reading import runtime
 from ..reading.revisions import load_index
 from .packages import render_packages
 from .records import REVISION_DISTRIBUTION, Release, hashes, load_releases
+from .runtimes import runtime_surface
 from .sources import Sources
+from .surface import load_surfaces
 
 
 def release(
@@ -21,12 +23,18 @@ def release(
 ) -> list[Release]:
     """Record as released the packages of ``revision_ids`` (none given: every revision whose
     package version is not recorded yet) and, with ``include_runtime``, the runtime's version
-    where it is not recorded yet; what was recorded. The packages must be what the generator
-    renders, byte for byte."""
+    where it is not recorded yet, with its surface (``spec/runtime-surface.yaml``); what was
+    recorded. The packages must be what the generator renders, byte for byte, and a runtime
+    version must keep the surface of the release before it, or be a new major version that every
+    revision's package accepts (see :func:`~generator.release.runtimes.runtime_surface`)."""
     sources = Sources(spec_dir)
     index, releases = sources.index, sources.releases
     for revision_id in revision_ids:
         index.get(revision_id)  # an unknown id is an error
+    with_runtime = (
+        include_runtime and releases.find(runtime.DISTRIBUTION, runtime.version()) is None
+    )
+    surface = runtime_surface(spec_dir, releases, index, generated) if with_runtime else None
     rendering = render_packages(sources)
     drift = list(tree_differences(rendering.files, read_tree(generated), label=str(generated)))
     if drift:
@@ -49,9 +57,10 @@ def release(
             if path.startswith(prefix)
         }
         recorded.append(Release(REVISION_DISTRIBUTION, version, revision.id, hashes(files)))
-    if include_runtime and releases.find(runtime.DISTRIBUTION, runtime.version()) is None:
+    if surface is not None:
         files = runtime.project_files()
         recorded.append(Release(runtime.DISTRIBUTION, runtime.version(), None, hashes(files)))
+        load_surfaces(spec_dir).with_surface(runtime.version(), surface).write()
     for entry in recorded:
         releases = releases.with_release(entry)
     if recorded:

@@ -17,6 +17,7 @@ from ..reading import runtime
 from ..reading.revisions import INDEX_NAME, Revision, RevisionIndex
 from .records import RELEASES_FILE, REVISION_DISTRIBUTION, Releases, check_frozen, differences
 from .sources import Sources
+from .surface import SURFACE_FILE
 
 
 def render_packages(
@@ -90,8 +91,8 @@ def render_packages(
 def _shared_inputs(index: RevisionIndex, templates: Path) -> str:
     """The hash of what every revision's package is rendered from besides the revisions: the
     generator's code, the templates, the runtime, the configuration in ``spec/`` and the
-    versions of the tools (the index and the release record are not: what a package takes from
-    them is in :func:`_inputs_of`)."""
+    versions of the tools (the index, the release record and the runtime's surface record are
+    not: what a package takes of the first two is in :func:`_inputs_of`)."""
     from importlib import metadata
 
     parts: list[bytes | str] = [
@@ -104,7 +105,7 @@ def _shared_inputs(index: RevisionIndex, templates: Path) -> str:
                 parts += [path.relative_to(root).as_posix(), path.read_bytes()]
     for name, content in sorted(runtime.project_files().items()):
         parts += [name, content]
-    left_out = {INDEX_NAME, RELEASES_FILE, *(r.file.name for r in index)}
+    left_out = {INDEX_NAME, RELEASES_FILE, SURFACE_FILE, *(r.file.name for r in index)}
     for path in sorted(index.spec_dir.glob("*.yaml")):
         if path.name not in left_out:
             parts += [path.name, path.read_bytes()]
