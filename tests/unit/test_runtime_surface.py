@@ -173,12 +173,6 @@ def test_additions_break_nothing(current):
     assert breaks(old, current) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="runtime 1.2.0 renamed status_error's `error_model` to `error_models` and the clients' "
-    "_send's `deadline` to `until`",
-)
 def test_this_runtime_keeps_the_surface_of_the_release_before_it(current):
     assert breaks(load_surfaces(SPEC_DIR).get(PREVIOUS), current) == []
 
