@@ -229,18 +229,20 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """Build the sdist and wheel of the runtime and of every generated package into dist/,
-    reproducibly (the same bytes on every run, with the pinned setuptools); check them with
-    twine."""
+    """Build the sdist and wheel of the runtime and of every generated package into dist/, as
+    spec/releases.yaml records them, reproducibly (the same bytes on every run, with the pinned
+    setuptools); check them with twine (``-- --unreleased`` also builds the versions not
+    recorded yet, to try them locally; publish refuses those)."""
     session.install("-e", RUNTIME, "-e", ".[release]")
     shutil.rmtree("dist", ignore_errors=True)
-    session.run("python", "-m", "generator", "build", "--out", "dist")
+    session.run("python", "-m", "generator", "build", "--out", "dist", *session.posargs)
     session.run("twine", "check", "--strict", *sorted(str(p) for p in Path("dist").iterdir()))
 
 
 @nox.session
 def publish(session: nox.Session) -> None:
-    """Upload dist/ to a package index, skipping versions already there and refusing changed ones
-    (``-- --repository-url URL [--index-url URL] [--dist DIR]``; credentials from TWINE_*)."""
+    """Upload dist/ to a package index, refusing what spec/releases.yaml does not record and any
+    change to a version already there, skipping the versions the index has (``--
+    --repository-url URL [--index-url URL] [--dist DIR]``; credentials from TWINE_*)."""
     session.install("-e", RUNTIME, "-e", ".[release]")
     session.run("python", "-m", "generator", "publish", *session.posargs)
