@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import nox
@@ -17,6 +18,10 @@ import nox
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests"]
+# A session whose Python is not found fails, as on CI, rather than being skipped with success
+# (``--no-error-on-missing-interpreters`` skips it, on purpose). nox applies it to every
+# session, and only ``pythons`` names its Pythons: the others run on nox's own.
+nox.options.error_on_missing_interpreters = True
 
 TORCH = "torch==2.13.0"
 GENERATED = Path("generated")
@@ -78,7 +83,28 @@ def _pyenv_interpreters() -> None:
         os.environ["PYENV_VERSION"] = ":".join(versions)
 
 
+def _missing_interpreters() -> list[str]:
+    """The versions of ``PYTHONS`` that no ``pythonX.Y`` on PATH (pyenv's shims included)
+    provides."""
+    return [version for version in PYTHONS if shutil.which(f"python{version}") is None]
+
+
+def _report_missing() -> None:
+    """Say what to install for each of ``PYTHONS`` that is missing (nox names the Python it did
+    not find, not how to get it)."""
+    for version in _missing_interpreters():
+        how = f"`pyenv install {version}`"
+        if not shutil.which("pyenv"):
+            how = f"{how} with pyenv, or the system's python{version} package"
+        print(
+            f"noxfile.py: Python {version} not found: `nox -s pythons` fails for it until it "
+            f"is installed: {how}",
+            file=sys.stderr,
+        )
+
+
 _pyenv_interpreters()
+_report_missing()
 
 
 @nox.session(python=PYTHONS)
