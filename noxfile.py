@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import nox
@@ -17,6 +18,10 @@ import nox
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests"]
+# A session whose Python is not found fails, as on CI, rather than being skipped with success
+# (``--no-error-on-missing-interpreters`` skips it, on purpose). nox applies it to every
+# session, and only ``pythons`` names its Pythons: the others run on nox's own.
+nox.options.error_on_missing_interpreters = True
 
 TORCH = "torch==2.13.0"
 GENERATED = Path("generated")
@@ -78,7 +83,28 @@ def _pyenv_interpreters() -> None:
         os.environ["PYENV_VERSION"] = ":".join(versions)
 
 
+def _missing_interpreters() -> list[str]:
+    """The versions of ``PYTHONS`` that no ``pythonX.Y`` on PATH (pyenv's shims included)
+    provides."""
+    return [version for version in PYTHONS if shutil.which(f"python{version}") is None]
+
+
+def _report_missing() -> None:
+    """Say what to install for each of ``PYTHONS`` that is missing (nox names the Python it did
+    not find, not how to get it)."""
+    for version in _missing_interpreters():
+        how = f"`pyenv install {version}`"
+        if not shutil.which("pyenv"):
+            how = f"{how} with pyenv, or the system's python{version} package"
+        print(
+            f"noxfile.py: Python {version} not found: `nox -s pythons` fails for it until it "
+            f"is installed: {how}",
+            file=sys.stderr,
+        )
+
+
 _pyenv_interpreters()
+_report_missing()
 
 
 @nox.session(python=PYTHONS)
@@ -229,18 +255,20 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """Build the sdist and wheel of the runtime and of every generated package into dist/,
-    reproducibly (the same bytes on every run, with the pinned setuptools); check them with
-    twine."""
+    """Build the sdist and wheel of the runtime and of every generated package into dist/, as
+    spec/releases.yaml records them, reproducibly (the same bytes on every run, with the pinned
+    setuptools); check them with twine (``-- --unreleased`` also builds the versions not
+    recorded yet, to try them locally; publish refuses those)."""
     session.install("-e", RUNTIME, "-e", ".[release]")
     shutil.rmtree("dist", ignore_errors=True)
-    session.run("python", "-m", "generator", "build", "--out", "dist")
+    session.run("python", "-m", "generator", "build", "--out", "dist", *session.posargs)
     session.run("twine", "check", "--strict", *sorted(str(p) for p in Path("dist").iterdir()))
 
 
 @nox.session
 def publish(session: nox.Session) -> None:
-    """Upload dist/ to a package index, skipping versions already there and refusing changed ones
-    (``-- --repository-url URL [--index-url URL] [--dist DIR]``; credentials from TWINE_*)."""
+    """Upload dist/ to a package index, refusing what spec/releases.yaml does not record and any
+    change to a version already there, skipping the versions the index has (``--
+    --repository-url URL [--index-url URL] [--dist DIR]``; credentials from TWINE_*)."""
     session.install("-e", RUNTIME, "-e", ".[release]")
     session.run("python", "-m", "generator", "publish", *session.posargs)

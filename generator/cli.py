@@ -176,7 +176,13 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     build = commands.add_parser(
-        "build", help="build the sdist and wheel of the runtime and of every generated package"
+        "build",
+        help="build the sdist and wheel of the runtime and of every generated package, as "
+        "spec/releases.yaml records them",
+        description="Build the sdist and wheel of the runtime and of every package in "
+        "generated/, reproducibly, where spec/releases.yaml records the version with exactly "
+        "its files; anything else is refused, and nothing is built. `python -m generator "
+        "release` records a version.",
     )
     build.add_argument(
         "--out", type=Path, default=Path("dist"), help="where the artifacts go (default: dist)"
@@ -186,6 +192,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         default=DEFAULT_OUT,
         help="the generated packages (default: generated)",
+    )
+    build.add_argument(
+        "--unreleased",
+        action="store_true",
+        help="also build the versions spec/releases.yaml does not record yet, to try them "
+        "locally (publish refuses them)",
     )
     build.set_defaults(run=_build)
 
@@ -222,6 +234,9 @@ def _parser() -> argparse.ArgumentParser:
     publish = commands.add_parser(
         "publish",
         help="upload the built artifacts to a package index, never changing a published version",
+        description="Upload the wheels and sdists of --dist that the index does not have yet. "
+        "An artifact that is not a release spec/releases.yaml records, byte for byte, is "
+        "refused, and so is any change to a version the index has; then nothing is uploaded.",
     )
     publish.add_argument(
         "--repository-url",
@@ -409,15 +424,11 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .reading.runtime import RUNTIME_DIR
-    from .release.build import build_packages
+    from .release.recorded import build_recorded
+    from .release.records import load_releases
 
-    packages = sorted(p for p in args.generated.iterdir() if (p / "pyproject.toml").is_file())
-    if not packages:
-        raise GeneratorError(
-            f"no generated packages in {args.generated}; run `python -m generator generate`"
-        )
-    for artifact in build_packages([RUNTIME_DIR, *packages], args.out):
+    releases = load_releases(args.spec_dir)
+    for artifact in build_recorded(args.generated, args.out, releases, unreleased=args.unreleased):
         print(artifact)
     return 0
 
@@ -448,6 +459,8 @@ def _post_release(args: argparse.Namespace) -> int:
 
 def _publish(args: argparse.Namespace) -> int:
     from .release.publish import publish
+    from .release.records import load_releases
 
-    publish(args.dist, args.repository_url, args.index_url)
+    releases = load_releases(args.spec_dir)
+    publish(args.dist, args.repository_url, args.index_url, record=releases)
     return 0

@@ -1,6 +1,10 @@
 """Publish built artifacts to a package index without ever changing a published version.
 
-Before anything is uploaded, every version in the dist folder is compared with what the index's
+Only recorded releases are published: before anything else, every artifact in the dist folder
+is checked against ``spec/releases.yaml`` (see :mod:`generator.release.recorded`), and one that
+is not a recorded release, or whose files differ from it, is refused, with nothing uploaded.
+
+Then, still before anything is uploaded, every version is compared with what the index's
 simple API (PEP 503 HTML or PEP 691 JSON) lists for it, file name by file name and sha256 by
 sha256:
 
@@ -36,6 +40,9 @@ from typing import IO
 from urllib.parse import urljoin, urlsplit
 
 from ..errors import GeneratorError
+from .archives import normalise_project, parse_filename, sha256_of
+from .recorded import artifact_problems
+from .records import Releases
 
 SIMPLE_ACCEPT = (
     "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
@@ -49,7 +56,6 @@ KNOWN_INDEXES = {
 }
 """Upload URLs whose simple index is not at ``<upload URL>/simple/``."""
 
-SDIST_SUFFIXES = (".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tar")
 TIMEOUT = 30.0
 
 
@@ -154,28 +160,6 @@ def read_dist(dist: Path) -> list[Artifact]:
     return sorted(artifacts, key=lambda a: (a.project, _version_key(a.version), a.filename))
 
 
-def parse_filename(filename: str) -> tuple[str, str] | None:
-    """``(normalised project, version)`` of a wheel or sdist file name; None for other names."""
-    if filename.endswith(".whl"):
-        parts = filename[: -len(".whl")].split("-")
-        if len(parts) not in (5, 6):
-            return None
-        name, version = parts[0], parts[1]
-    else:
-        suffix = next((s for s in SDIST_SUFFIXES if filename.endswith(s)), None)
-        if suffix is None or "-" not in filename:
-            return None
-        name, version = filename[: -len(suffix)].rsplit("-", 1)
-    if not name or not version:
-        return None
-    return normalise_project(name), version.lower()
-
-
-def normalise_project(name: str) -> str:
-    """The project name as the simple API writes it (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def plan(artifacts: Iterable[Artifact], index: Callable[[str], list[IndexFile]]) -> list[Release]:
     """Our artifacts grouped by version, each with the index's files of that version.
 
@@ -203,11 +187,23 @@ def publish(
     repository_url: str,
     index_url: str | None = None,
     *,
+    record: Releases,
     report: Callable[[str], None] = print,
 ) -> PublishResult:
-    """Upload what ``dist`` holds that the index does not have yet; refuse any change to a
-    published version (then nothing is uploaded)."""
+    """Upload what ``dist`` holds that the index does not have yet; refuse an artifact that is
+    not a release ``record`` holds, and any change to a published version (then nothing is
+    uploaded)."""
     artifacts = read_dist(dist)
+    unrecorded = artifact_problems([artifact.path for artifact in artifacts], record)
+    if unrecorded:
+        raise PublishError(
+            f"refusing to publish what {record.source} does not record; nothing was "
+            "uploaded:\n"
+            + "\n".join(f"  {problem}" for problem in unrecorded)
+            + "\nOnly recorded releases are published, as `python -m generator build` builds "
+            "them: record a version with `python -m generator release` once it is generated "
+            "and reviewed; a recorded version is built from the tree it was released from"
+        )
     index = SimpleIndex(index_url or default_index_url(repository_url))
     index.check()
     releases = plan(artifacts, index.files)
@@ -456,11 +452,8 @@ class _AnchorParser(HTMLParser):
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as stream:
-        for chunk in iter(lambda: stream.read(1 << 16), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return sha256_of(stream)
 
 
 def _version_key(version: str) -> tuple[tuple[int, int | str], ...]:

@@ -1,8 +1,11 @@
-"""Publishing to a real package index (pypiserver on loopback): every version goes up once, a
-version already there with the same files is skipped, a changed one is refused before anything is
-uploaded; pinned installs from the index get the right revision; builds are reproducible.
+"""Publishing to a real package index (pypiserver on loopback): only what the release record
+holds is built and published; every version goes up once, a version already there with the same
+files is skipped, a changed one is refused before anything is uploaded; pinned installs from the
+index get the right revision; builds are reproducible.
 
-Which versions exist is read from spec/revisions.yaml and generated/, never listed here.
+Which versions exist is read from spec/revisions.yaml and generated/, never listed here. The
+publications run against a copy of spec/releases.yaml that also records what they publish beyond
+it (the runtime's version while it is not released yet, made-up versions), as `release` would.
 """
 
 from __future__ import annotations
@@ -25,12 +28,21 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from generator.output.tree import read_tree
 from generator.reading.revisions import load_index
 from generator.reading.runtime import DISTRIBUTION, RUNTIME_DIR, version as runtime_version
 from generator.release.build import UNKNOWN_DATE_EPOCH, build_packages
-from generator.release.publish import SimpleIndex, default_index_url, plan, read_dist
+from generator.release.publish import SimpleIndex, default_index_url, plan, read_dist, upload
+from generator.release.records import (
+    RELEASES_FILE,
+    REVISION_DISTRIBUTION,
+    Release,
+    hashes,
+    load_releases,
+)
 from support.loopback import LoopbackServer, Reply, free_port
 from support.paths import ROOT, SPEC_DIR
+from support.records import record
 
 GENERATED = ROOT / "generated"
 USER, PASSWORD = "uploader", "loopback-only-pa55word"
@@ -85,6 +97,18 @@ def _sha256(path: Path) -> str:
 def _copy(package: Path, to: Path) -> Path:
     shutil.copytree(package, to, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return to
+
+
+def run_generator(*arguments: str, spec: Path | None) -> subprocess.CompletedProcess[str]:
+    """``python -m generator ARGUMENTS`` in the project, with the release record of ``spec``
+    (None: the project's own, spec/releases.yaml)."""
+    chosen = ["--spec-dir", str(spec)] if spec is not None else []
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *chosen, *arguments],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
 
 
 class Index:
@@ -155,15 +179,7 @@ def index(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory):
-    """The runtime and every generated package, built once."""
-    out = tmp_path_factory.mktemp("dist")
-    build_packages([RUNTIME_DIR, *(package.folder for package in PACKAGES)], out)
-    return out
-
-
-@pytest.fixture(scope="module")
-def next_major(tmp_path_factory):
+def next_major_package(tmp_path_factory):
     """A version the index does not have yet: the newest package, renumbered."""
     source = _copy(NEWEST_OF_NEWEST_MAJOR.folder, tmp_path_factory.mktemp("next") / "package")
     pyproject = source / "pyproject.toml"
@@ -171,19 +187,56 @@ def next_major(tmp_path_factory):
     line = f'version = "{NEWEST_OF_NEWEST_MAJOR.version}"'
     assert line in text
     pyproject.write_text(text.replace(line, f'version = "{NEXT_MAJOR_VERSION}"'))
+    return source
+
+
+@pytest.fixture(scope="module")
+def next_major(tmp_path_factory, next_major_package):
+    """The artifacts of that version."""
     out = tmp_path_factory.mktemp("next-dist")
-    build_packages([source], out)
+    build_packages([next_major_package], out)
     return out
 
 
-def publish(dist: Path, repository_url: str, *extra: str, password: str = PASSWORD):
+@pytest.fixture(scope="module")
+def next_major_release(next_major_package):
+    """That version's release, as `release` would record it."""
+    files = hashes(read_tree(next_major_package))
+    return Release(
+        REVISION_DISTRIBUTION, NEXT_MAJOR_VERSION, NEWEST_OF_NEWEST_MAJOR.revision, files
+    )
+
+
+@pytest.fixture(scope="module")
+def spec(tmp_path_factory, next_major_release):
+    """The project's release record, with the runtime's version and the renumbered package."""
+    return record(tmp_path_factory.mktemp("spec"), next_major_release)
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory, spec):
+    """The runtime and every generated package, built once, as `build` builds them."""
+    out = tmp_path_factory.mktemp("dist")
+    built = run_generator("build", "--out", str(out), spec=spec)
+    assert built.returncode == 0, built.stderr
+    assert sorted(built.stdout.split()) == sorted(str(path) for path in out.iterdir())
+    return out
+
+
+def publish(
+    dist: Path, repository_url: str, *extra: str, spec: Path | None, password: str = PASSWORD
+):
+    """``python -m generator publish`` of ``dist`` with the release record of ``spec`` (None:
+    the project's own)."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("TWINE_")}
     environment.update(TWINE_USERNAME=USER, TWINE_PASSWORD=password)
+    chosen = ["--spec-dir", str(spec)] if spec is not None else []
     result = subprocess.run(
         [
             sys.executable,
             "-m",
             "generator",
+            *chosen,
             "publish",
             "--repository-url",
             repository_url,
@@ -202,10 +255,10 @@ def publish(dist: Path, repository_url: str, *extra: str, password: str = PASSWO
 
 
 @pytest.fixture(scope="module")
-def published(index, dist):
+def published(index, dist, spec):
     """The first publication of every built version (the index URL derived from the upload URL)."""
     before = index.stored()
-    result = publish(dist, index.upload_url)
+    result = publish(dist, index.upload_url, spec=spec)
     return before, result
 
 
@@ -273,9 +326,9 @@ def test_pinning_the_newest_major_installs_its_newest_revision(published, index,
     assert installed == [NEWEST_OF_NEWEST_MAJOR.revision, NEWEST_OF_NEWEST_MAJOR.version]
 
 
-def test_publishing_again_changes_nothing(published, index, dist):
+def test_publishing_again_changes_nothing(published, index, dist, spec):
     stored = index.stored()
-    result = publish(dist, index.upload_url, "--index-url", index.simple_url)
+    result = publish(dist, index.upload_url, "--index-url", index.simple_url, spec=spec)
     assert result.returncode == 0, result.stdout + result.stderr
     for package in PACKAGES:
         assert (
@@ -287,8 +340,12 @@ def test_publishing_again_changes_nothing(published, index, dist):
 
 
 def test_a_changed_file_under_a_published_version_is_refused_and_nothing_is_uploaded(
-    published, index, next_major, tmp_path
+    published, index, next_major, next_major_release, tmp_path
 ):
+    """The index's own guard: here the record is made to hold the changed files under the
+    published version (as a hand-edited record could), so that only the index's hashes say it
+    changed. (With the true record, the record's check refuses it first: see
+    test_an_artifact_whose_files_differ_from_the_record_is_refused.)"""
     source = _copy(MIDDLE.folder, tmp_path / "package")
     with (source / "README.md").open("a") as readme:
         readme.write("\nOne more line, under the same version.\n")
@@ -299,8 +356,12 @@ def test_a_changed_file_under_a_published_version_is_refused_and_nothing_is_uplo
     stored = index.stored()
     assert all(stored[artifact.name] != _sha256(artifact) for artifact in changed)
     assert not any(artifact.name in stored for artifact in next_major.iterdir())
+    rewritten = Release(
+        REVISION_DISTRIBUTION, MIDDLE.version, MIDDLE.revision, hashes(read_tree(source))
+    )
+    spec = record(tmp_path / "spec", rewritten, next_major_release)
 
-    result = publish(attempt, index.upload_url)
+    result = publish(attempt, index.upload_url, spec=spec)
 
     assert result.returncode == 1
     assert result.stdout == ""  # nothing planned, nothing reported as uploaded
@@ -317,41 +378,185 @@ def test_a_changed_file_under_a_published_version_is_refused_and_nothing_is_uplo
     assert index.stored() == stored
 
 
-def test_an_index_file_that_is_not_among_ours_is_refused(published, index, dist, tmp_path):
+# -- only what the release record holds goes up -----------------------------------------------
+
+
+def refusals(result: subprocess.CompletedProcess[str]) -> dict[str, list[str]]:
+    """The artifacts a refusal names, each with its problems, in the order given."""
+    named: dict[str, list[str]] = {}
+    for line in result.stderr.splitlines():
+        if line.startswith("  "):
+            name, problem = line.strip().split(": ", 1)
+            named.setdefault(name, []).append(problem)
+    return named
+
+
+def test_an_artifact_the_record_does_not_hold_is_refused_and_nothing_is_uploaded(
+    published, index, dist, next_major, tmp_path
+):
+    """Against the project's own record, which never released the renumbered package."""
+    attempt = tmp_path / "dist"
+    shutil.copytree(dist, attempt)
+    for artifact in next_major.iterdir():
+        shutil.copy(artifact, attempt)
+    stored = index.stored()
+
+    result = publish(attempt, index.upload_url, spec=None)
+
+    assert (result.returncode, result.stdout) == (1, "")
+    lines = result.stderr.splitlines()
+    assert lines[0] == (
+        "error: refusing to publish what spec/releases.yaml does not record; nothing was uploaded:"
+    )
+    assert "record a version with `python -m generator release`" in lines[-1]
+    unrecorded = f"is not recorded in {Path('spec', RELEASES_FILE)}"
+    expected = {
+        artifact.name: [
+            f"together-rl {NEXT_MAJOR_VERSION} {unrecorded}: `python -m generator release ID` "
+            "records the package of revision ID"
+        ]
+        for artifact in next_major.iterdir()
+    }
+    if load_releases(SPEC_DIR).find(DISTRIBUTION, runtime_version()) is None:
+        for artifact in dist.glob("together_rl_runtime-*"):
+            expected[artifact.name] = [
+                f"{DISTRIBUTION} {runtime_version()} {unrecorded}: `python -m generator "
+                "release` records the runtime's version"
+            ]
+    assert refusals(result) == expected  # every released package's artifacts are as recorded
+    assert index.stored() == stored
+
+
+def test_an_artifact_whose_files_differ_from_the_record_is_refused(
+    published, index, spec, tmp_path
+):
+    source = _copy(MIDDLE.folder, tmp_path / "package")
+    with (source / "README.md").open("a") as readme:
+        readme.write("\nOne more line, under the same version.\n")
+    models = source / "together_rl" / "models.py"
+    models.write_text(models.read_text() + "\nEXTRA = 1\n")
+    (source / "together_rl" / "extra.py").write_text('"""Not in the release."""\n')
+    (source / "together_rl" / "reference" / "serve.py").unlink()
+    attempt = tmp_path / "dist"
+    wheel, sdist = sorted(build_packages([source], attempt), key=lambda a: a.suffix != ".whl")
+    stored = index.stored()
+
+    result = publish(attempt, index.upload_url, spec=spec)
+
+    assert (result.returncode, result.stdout) == (1, "")
+    what = f"together-rl {MIDDLE.version} as released"
+    in_both = [
+        f"together_rl/extra.py is not a file of {what}",
+        f"together_rl/models.py differs from {what}",
+        f"together_rl/reference/serve.py of {what} is missing",
+        f"its metadata's description differs from the README.md of {what}",
+    ]
+    assert refusals(result) == {
+        sdist.name: [f"README.md differs from {what}", *in_both],
+        wheel.name: in_both,
+    }
+    assert index.stored() == stored
+
+
+def test_a_wheel_goes_up_only_beside_the_sdist_it_was_built_with(dist, spec, tmp_path):
+    """A wheel does not hold the pyproject.toml its metadata is written from: its sdist does,
+    and must be beside it, built from the same folder. (Checked before the index is read: this
+    one cannot be reached.)"""
+    unreachable = f"http://127.0.0.1:{free_port()}/"
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    wheel = Path(shutil.copy(dist / f"together_rl-{MIDDLE.version}-py3-none-any.whl", alone))
+    result = publish(alone, unreachable, spec=spec)
+    assert result.returncode == 1
+    assert refusals(result) == {
+        wheel.name: [
+            "its version's sdist is not beside it, and the wheel alone does not hold the "
+            "pyproject.toml its metadata is written from: publish the two that `python -m "
+            "generator build` writes"
+        ]
+    }
+    # a wheel whose modules and README are as released, from another pyproject.toml
+    source = _copy(MIDDLE.folder, tmp_path / "package")
+    pyproject = source / "pyproject.toml"
+    text = pyproject.read_text()
+    assert 'requires-python = ">=3.10"' in text
+    pyproject.write_text(text.replace('requires-python = ">=3.10"', 'requires-python = ">=3.11"'))
+    mixed = tmp_path / "mixed"
+    (other,) = build_packages([source], mixed, wheel_only=True)
+    sdist = Path(shutil.copy(dist / f"together_rl-{MIDDLE.version}.tar.gz", mixed))
+    result = publish(mixed, unreachable, spec=spec)
+    assert result.returncode == 1
+    assert refusals(result) == {
+        other.name: [
+            f"its metadata differs from {sdist.name}'s: the two were not built from one "
+            "package folder"
+        ]
+    }
+
+
+def test_build_refuses_a_version_the_record_lacks_and_publish_refuses_it_built_anyway(tmp_path):
+    newest = PACKAGES[-1]
+    spec = record(tmp_path / "spec", without=[(REVISION_DISTRIBUTION, newest.version)])
+    out = tmp_path / "dist"
+    refused = run_generator("build", "--out", str(out), spec=spec)
+    assert refused.returncode == 1 and not out.exists()
+    assert (
+        f"together-rl {newest.version} (generated/{newest.revision}) is not recorded in "
+        f"{spec / RELEASES_FILE}: `python -m generator release {newest.revision}` records it"
+    ) in refused.stderr
+    assert "`build --unreleased` builds the versions not recorded yet too" in refused.stderr
+
+    built = run_generator("build", "--out", str(out), "--unreleased", spec=spec)
+    assert built.returncode == 0, built.stderr
+    assert len(list(out.iterdir())) == 2 * (len(PACKAGES) + 1)
+    result = publish(out, f"http://127.0.0.1:{free_port()}/", spec=spec)
+    assert result.returncode == 1
+    assert sorted(refusals(result)) == [
+        f"together_rl-{newest.version}-py3-none-any.whl",
+        f"together_rl-{newest.version}.tar.gz",
+    ]
+
+
+def test_an_index_file_that_is_not_among_ours_is_refused(published, index, dist, spec, tmp_path):
     attempt = tmp_path / "dist"
     attempt.mkdir()
-    wheel = next(dist.glob(f"together_rl-{MIDDLE.version}-*.whl"))
-    shutil.copy(wheel, attempt)  # the index also has this version's sdist
-    result = publish(attempt, index.upload_url)
+    sdist = dist / f"together_rl-{MIDDLE.version}.tar.gz"
+    shutil.copy(sdist, attempt)  # the index also has this version's wheel
+    result = publish(attempt, index.upload_url, spec=spec)
     assert result.returncode == 1
-    assert f"together-rl {MIDDLE.version}: the index has together_rl-{MIDDLE.version}.tar.gz" in (
-        result.stderr
+    assert (
+        f"together-rl {MIDDLE.version}: the index has together_rl-{MIDDLE.version}-py3-none-any.whl"
+        in result.stderr
     )
 
 
 def test_a_failed_or_interrupted_upload_is_completed_by_publishing_again(
-    published, index, next_major, tmp_path
+    published, index, next_major, spec, monkeypatch
 ):
     stored = index.stored()
     assert not any(artifact.name in stored for artifact in next_major.iterdir())
 
-    failed = publish(next_major, index.upload_url, password="not-the-password")
+    failed = publish(next_major, index.upload_url, spec=spec, password="not-the-password")
     assert failed.returncode == 1
     assert failed.stderr.startswith(f"error: twine could not upload to {index.upload_url}")
     assert "403" in failed.stderr  # twine's own account of the failure is passed on
     assert index.stored() == stored
 
-    wheel_only = tmp_path / "wheel-only"  # as if the upload had stopped after the wheel
-    wheel_only.mkdir()
-    wheel = Path(shutil.copy(next(next_major.glob("*.whl")), wheel_only))
-    assert publish(wheel_only, index.upload_url).returncode == 0
-    assert set(index.stored()) - set(stored) == {wheel.name}
+    # as if the upload had stopped after the wheel (publish uploads it first)
+    (wheel,) = [
+        artifact for artifact in read_dist(next_major) if artifact.filename.endswith(".whl")
+    ]
+    monkeypatch.setenv("TWINE_USERNAME", USER)
+    monkeypatch.setenv("TWINE_PASSWORD", PASSWORD)
+    upload([wheel], index.upload_url)
+    assert set(index.stored()) - set(stored) == {wheel.filename}
 
-    completed = publish(next_major, index.upload_url)
+    completed = publish(next_major, index.upload_url, spec=spec)
     assert completed.returncode == 0, completed.stderr
     sdist = next(next_major.glob("*.tar.gz"))
-    assert f"together-rl {NEXT_MAJOR_VERSION}: {wheel.name} already on the index, identical" in (
-        completed.stdout
+    assert (
+        f"together-rl {NEXT_MAJOR_VERSION}: {wheel.filename} already on the index, identical"
+        in (completed.stdout)
     )
     assert f"together-rl {NEXT_MAJOR_VERSION}: uploading {sdist.name}\n" in completed.stdout
     assert index.stored() == {
@@ -360,14 +565,14 @@ def test_a_failed_or_interrupted_upload_is_completed_by_publishing_again(
     }
 
 
-def test_what_cannot_be_read_is_a_one_line_error(tmp_path, dist):
-    missing = publish(tmp_path / "nowhere", "http://127.0.0.1:9/")
+def test_what_cannot_be_read_is_a_one_line_error(tmp_path, dist, spec):
+    missing = publish(tmp_path / "nowhere", "http://127.0.0.1:9/", spec=spec)
     assert (missing.returncode, missing.stderr.splitlines()) == (
         1,
         [f"error: no dist folder at {tmp_path / 'nowhere'}; run `python -m generator build` first"],
     )
     unreachable_url = f"http://127.0.0.1:{free_port()}/"
-    unreachable = publish(dist, unreachable_url)
+    unreachable = publish(dist, unreachable_url, spec=spec)
     assert unreachable.returncode == 1
     assert unreachable.stderr.startswith(
         f"error: cannot reach the index at {unreachable_url}simple/"
@@ -377,13 +582,15 @@ def test_what_cannot_be_read_is_a_one_line_error(tmp_path, dist):
     stray = tmp_path / "stray"
     shutil.copytree(dist, stray)
     (stray / "notes.txt").write_text("not an artifact")
-    refused = publish(stray, unreachable_url)
+    refused = publish(stray, unreachable_url, spec=spec)
     assert refused.returncode == 1
     assert refused.stderr.startswith(f"error: {stray / 'notes.txt'}: not a wheel or an sdist")
 
 
-def test_a_wrong_index_url_is_not_read_as_an_empty_index(index, dist):
-    result = publish(dist, index.upload_url, "--index-url", index.upload_url + "nothing/here/")
+def test_a_wrong_index_url_is_not_read_as_an_empty_index(index, dist, spec):
+    result = publish(
+        dist, index.upload_url, "--index-url", index.upload_url + "nothing/here/", spec=spec
+    )
     assert result.returncode == 1
     assert "answered 404" in result.stderr and "--index-url" in result.stderr
     assert result.stdout == ""
@@ -526,13 +733,15 @@ def test_a_runtime_fix_reaches_a_pinned_revision_with_pip_install_u(
     )
     out = tmp_path / "dist"
     build_packages([source], out)
-    assert publish(out, index.upload_url).returncode == 0
+    # ... recorded as released, as `release` records it
+    spec = record(tmp_path / "spec", Release(DISTRIBUTION, fixed, None, hashes(read_tree(source))))
+    assert publish(out, index.upload_url, spec=spec).returncode == 0
     pip_from(index, venv, "--upgrade", "--only-binary", ":all:", DISTRIBUTION)
     after = subprocess.run([str(venv), "-c", FIXED], capture_output=True, text=True, cwd="/")
     assert after.stdout.strip() == f"{newest.version} {fixed} HTTP 404 Not Found: no such session"
 
 
-def test_an_index_that_needs_no_credentials_takes_uploads_without_them(tmp_path, dist):
+def test_an_index_that_needs_no_credentials_takes_uploads_without_them(tmp_path, dist, spec):
     """pypiserver with authentication off: publish needs no TWINE_USERNAME or TWINE_PASSWORD."""
     server = Index(tmp_path / "open", authenticate=False)
     try:
@@ -542,6 +751,8 @@ def test_an_index_that_needs_no_credentials_takes_uploads_without_them(tmp_path,
                 sys.executable,
                 "-m",
                 "generator",
+                "--spec-dir",
+                str(spec),
                 "publish",
                 "--repository-url",
                 server.upload_url,

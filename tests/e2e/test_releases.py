@@ -1,7 +1,8 @@
 """Released means frozen: in a copy of the project, releasing records every package; a change
 that would alter a released package is refused by generate and check, naming the files and how
 to ship it; a post-release and a runtime release are the two ways out, and neither changes a
-byte of another released package."""
+byte of another released package. Only what is recorded is built: a post-release once
+`release` records it, and no artifact holding a file the record does not."""
 
 from __future__ import annotations
 
@@ -93,8 +94,25 @@ def test_a_post_release_ships_the_change_to_one_revision_and_only_there(released
     assert changed and all(path.startswith(f"{newest.id}/") for path in changed)
     assert f'version = "{version.group(1)}.post1"' in after[f"{newest.id}/pyproject.toml"].decode()
     assert f"| `{newest.id}` | {version.group(1)}.post1 |" in (project / "README.md").read_text()
+    dist = tmp_path / "dist"
+    unrecorded = run(project, "build", "--out", str(dist))
+    assert unrecorded.returncode == 1 and not dist.exists()
+    assert (
+        f"together-rl {version.group(1)}.post1 (generated/{newest.id}) is not recorded in "
+        f"spec/releases.yaml: `python -m generator release {newest.id}` records it"
+    ) in unrecorded.stderr
     assert run(project, "release", newest.id).returncode == 0
     assert run(project, "check").returncode == 0
+    # recorded, the post-release is built and published as any release
+    built = run(project, "build", "--out", str(dist))
+    assert built.returncode == 0, built.stderr
+    names = sorted(path.name for path in dist.iterdir())
+    assert len(names) == 2 * (len(index) + 1)  # every revision's package, and the runtime
+    stem = f"together_rl-{version.group(1)}.post1"
+    assert {f"{stem}-py3-none-any.whl", f"{stem}.tar.gz"} <= set(names)
+    unreachable = "http://127.0.0.1:9/"
+    published = run(project, "publish", "--repository-url", unreachable, "--dist", str(dist))
+    assert published.stderr.startswith("error: cannot reach the index")  # past the record
     assert run(project, "post-release", index[0].id).returncode == 0  # any released revision
     refused = run(project, "post-release", "nope")
     assert refused.returncode == 1 and "unknown revision 'nope'" in refused.stderr
@@ -147,3 +165,29 @@ def test_generate_takes_a_released_package_as_released_and_renders_one_that_diff
     third = run(project, "generate", env=cache)
     assert f"revisions; 1 rendered, {len(index) - 1} released packages kept as" in third.stdout
     assert read_tree(project / "generated") == before
+
+
+def test_build_writes_nothing_where_an_artifact_would_hold_a_file_the_record_does_not(
+    released, tmp_path
+):
+    """setuptools takes license files into an sdist by their names: one put in runtime/, whose
+    release records its project files and its package, would be published unrecorded."""
+    project = fresh(released, tmp_path)
+    (project / "runtime" / "LICENSE").write_text("MIT License\n")
+    version = re.search(
+        r'^__version__ = "(.+)"$',
+        (project / "runtime" / "together_rl_runtime" / "_version.py").read_text(),
+        re.M,
+    ).group(1)
+    dist = tmp_path / "dist"
+    refused = run(project, "build", "--out", str(dist))
+    assert refused.returncode == 1
+    assert refused.stderr.startswith(
+        f"error: the artifacts built are not what spec/releases.yaml records; nothing was "
+        f"written to {dist}:\n"
+    )
+    assert (
+        f"  together_rl_runtime-{version}.tar.gz: LICENSE is not a file of together-rl-runtime "
+        f"{version} as released\n"
+    ) in refused.stderr
+    assert not dist.exists()
