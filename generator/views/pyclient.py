@@ -450,6 +450,11 @@ class PyClient:
         return "see the docstring of ``_runtime._client``, this package's copy of the client core"
 
     @property
+    def behaviour_owner(self) -> str:
+        """Whose that behaviour is, as the packages' text names it."""
+        return "the runtime's" if self.revision_package else "the client core's"
+
+    @property
     def retry_doc(self) -> str:
         """The module docstring's account of what this revision's operations are to the retry
         rule: idempotent, carrying an idempotency key, or neither. The rule is the runtime's."""
@@ -473,7 +478,7 @@ class PyClient:
             + "; ".join(facts)
             + ". A call that is idempotent or carries a key may be sent again once the server may "
             "have received it, any other call never is; the rule itself (which failures are "
-            f"retried, how often, after which waits) is the runtime's: {self.behaviour}."
+            f"retried, how often, after which waits) is {self.behaviour_owner}: {self.behaviour}."
         )
 
     @property
