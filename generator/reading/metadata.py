@@ -61,9 +61,9 @@ def load_metadata(spec_dir: Path) -> PackageMetadata:
         raise MetadataError(
             f"{source}#/license: one of {', '.join(sorted(_LICENSES))}, got {raw['license']!r}"
         )
-    copyright = raw.get("copyright")
-    if copyright is not None and not _line(copyright):
-        raise MetadataError(f"{source}#/copyright: expected one line of text, got {copyright!r}")
+    holder = raw.get("copyright")
+    if holder is not None and not _line(holder):
+        raise MetadataError(f"{source}#/copyright: expected one line of text, got {holder!r}")
     authors = _strings(raw.get("authors", []), f"{source}#/authors")
     keywords = _strings(raw.get("keywords", []), f"{source}#/keywords")
     for position, word in enumerate(keywords):
@@ -80,7 +80,7 @@ def load_metadata(spec_dir: Path) -> PackageMetadata:
             raise MetadataError(f"{where}: expected a label and an absolute https URL, got {url!r}")
     return PackageMetadata(
         license=raw["license"],
-        copyright=copyright,
+        copyright=holder,
         authors=authors,
         keywords=keywords,
         urls=tuple((str(label), url) for label, url in urls.items()),
