@@ -159,7 +159,7 @@ def package_files(
         "runtime_requirement": requirement,
         "runtime_range": runtime.requirement_range(requirement),
         "package_data": _package_data(doc, package, pages),
-        "upgrade": upgrade_command(package, context["version"]),
+        "upgrade": _upgrade_command(package, context["version"]) if package.revisions else None,
         "runtime_reference_requirement": runtime.requirement(
             _settings_used(context["reference"]), "reference", releases
         ),
@@ -201,7 +201,7 @@ def package_files(
     return PackageFiles(rendered, static, warnings)
 
 
-def upgrade_command(package: PackageInfo, version: str) -> str:
+def _upgrade_command(package: PackageInfo, version: str) -> str:
     """The pip command that brings a package pinned to ``version`` the newest runtime it works
     with: naming the pinned package beside the runtime has pip resolve the two together, so that
     the runtime stays within the range the package declares (``pip install -U
