@@ -13,6 +13,7 @@ from ..changes.versions import VersionedChanges
 from ..errors import SpecError, UnsupportedConstructError
 from ..pointer import locate
 from ..reading import ir
+from ..reading.metadata import GENERIC
 from ..reading.revisions import Revision
 from ..views.pyclient import PyClient, build_client
 from ..views.pymodel import PyModule, build_module
@@ -44,6 +45,7 @@ def render_document(
         raise SpecError("/paths", f"no package to write: {what}", source=str(revision.file))
     context: dict[str, Any] = {
         "package": package,
+        "metadata": GENERIC,
         "revision": revision,
         "version": version,
         "entries": [VersionedChanges(revision, (), version, True)],

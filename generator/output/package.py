@@ -25,7 +25,7 @@ from ..changes.versions import VersionedChanges
 from ..errors import GeneratorError, SpecError
 from ..reading import ir, runtime
 from ..reading.revisions import Revision
-from ..views.docpage import operation_page
+from ..views.docpage import OperationPage, operation_page
 from ..views.pyclient import PyClient
 from ..views.pymodel import PyModule
 from ..views.pyparts import split_models
@@ -37,6 +37,8 @@ TEMPLATE_SUFFIX = ".jinja"
 PER_OPERATION = "{operation}"
 PER_PART = "{part}"
 INCLUDES = "include/"
+REQUIREMENT = "_requirement.py"
+"""The module of a revision package that checks, when it is imported, the runtime's version."""
 
 
 class RenderError(GeneratorError):
@@ -146,6 +148,7 @@ def package_files(
     pages = [operation_page(doc, op, names.pages.get(op.route)) for op in doc.operations]
     parts = split_models(module)
     releases = (*client.runtime_releases, *_since(context["reference"]))
+    requirement = runtime.requirement(_settings_used(context["reference"]), releases=releases)
     context = {
         **context,
         "module": module,
@@ -153,16 +156,19 @@ def package_files(
         "client": client,
         "pages": pages,
         "runtime": package.runtime,
-        "runtime_requirement": runtime.requirement(
-            _settings_used(context["reference"]), releases=releases
-        ),
+        "runtime_requirement": requirement,
+        "runtime_range": runtime.requirement_range(requirement),
+        "package_data": _package_data(doc, package, pages),
+        "upgrade": _upgrade_command(package, context["version"]) if package.revisions else None,
         "runtime_reference_requirement": runtime.requirement(
             _settings_used(context["reference"]), "reference", releases
         ),
     }
-    rendered = {"openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
+    inside = package.import_name
+    rendered = {f"{inside}/openapi.yaml": ("", revision.file.read_text(encoding="utf-8"))}
     for name in doc.files:  # the files its $refs read, where they are beside it
-        rendered[name] = ("", (revision.file.parent / name).read_text(encoding="utf-8"))
+        text = (revision.file.parent / name).read_text(encoding="utf-8")
+        rendered[f"{inside}/{name}"] = ("", text)
     for template_name in templates.rendered:
         output = _output(template_name.removesuffix(TEMPLATE_SUFFIX), package)
         if not _wanted(output, package, context):
@@ -195,6 +201,24 @@ def package_files(
     return PackageFiles(rendered, static, warnings)
 
 
+def _upgrade_command(package: PackageInfo, version: str) -> str:
+    """The pip command that brings a package pinned to ``version`` the newest runtime it works
+    with: naming the pinned package beside the runtime has pip resolve the two together, so that
+    the runtime stays within the range the package declares (``pip install -U
+    together-rl-runtime`` alone does not weigh what is installed, and would take a runtime of the
+    next major version)."""
+    return f"pip install -U {runtime.DISTRIBUTION} '{package.distribution}=={version}'"
+
+
+def _package_data(
+    doc: ir.Document, package: PackageInfo, pages: Sequence[OperationPage]
+) -> list[str]:
+    """The files of the Python package that are not Python, by path in it: what a reader of the
+    package's README on an index finds in the installed package (``importlib.resources``)."""
+    files = ["py.typed", "openapi.yaml", *doc.files, *(f"docs/{page.name}.md" for page in pages)]
+    return [*files, "CHANGELOG.md"] if package.revisions else files
+
+
 def _since(reference: ReferenceView | None) -> tuple[str, ...]:
     """The runtime releases the package's reference needs beyond its settings'."""
     return () if reference is None else reference.runtime_since
@@ -220,10 +244,13 @@ def _output(path: str, package: PackageInfo) -> str:
 
 
 def _wanted(path: str, package: PackageInfo, context: dict[str, Any]) -> bool:
-    """Whether a package has this file: the changelog and the local reference only a package
-    of the revision stream."""
-    if path == "CHANGELOG.md":
+    """Whether a package has this file: the changelog, the check of the runtime's version and
+    the local reference only a package of the revision stream, the license text only a package
+    whose metadata names its copyright."""
+    if path in (f"{package.import_name}/CHANGELOG.md", f"{package.import_name}/{REQUIREMENT}"):
         return package.revisions
+    if path == "LICENSE":
+        return context["metadata"].copyright is not None
     if path.startswith(f"{package.import_name}/reference/"):
         return context["reference"] is not None
     return True

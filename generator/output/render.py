@@ -22,6 +22,7 @@ from ..changes.versions import VersionedChanges
 from ..pointer import locate
 from ..reading import ir
 from ..reading.fieldroles import FieldRoles
+from ..reading.metadata import PackageMetadata
 from ..reading.revisions import Revision
 from ..reading.statuses import STATUSES_PATH, StatusKinds, unclassified
 from ..views.example import example
@@ -46,6 +47,7 @@ def render_package(
     history: Sequence[VersionedChanges],
     roles: FieldRoles,
     statuses: StatusKinds,
+    metadata: PackageMetadata,
     version: str | None = None,
 ) -> PackageFiles:
     """The files of the package of the last revision in ``history``.
@@ -83,6 +85,7 @@ def render_package(
     warnings += [f"renamed {locate(source, r.pointer)}: {r.message}" for r in module.names.renames]
     context: dict[str, Any] = {
         "package": REVISION_PACKAGE,
+        "metadata": metadata,
         "revision": revision,
         "version": version or history[-1].version,
         "entries": history,
@@ -171,6 +174,7 @@ def render_revisions(
     versions: Mapping[str, str],
     roles: FieldRoles,
     statuses: StatusKinds,
+    metadata: PackageMetadata,
     revision_ids: Collection[str],
     *,
     templates: Path = TEMPLATES_DIR,
@@ -179,8 +183,8 @@ def render_revisions(
 ) -> Rendering:
     """The packages of ``revision_ids``: each rendered from the entries of ``history`` (every
     revision of the index with its changes and version, oldest first) up to its own, as the
-    version ``versions`` gives it, with the local reference's field ``roles`` and the status
-    kinds ``statuses``.
+    version ``versions`` gives it, with the local reference's field ``roles``, the status
+    kinds ``statuses`` and the packages' ``metadata``.
 
     Rendered Python files are formatted by the pinned black once all templates rendered: each
     distinct text once (several are the same in every package), in parallel processes; without
@@ -194,7 +198,12 @@ def render_revisions(
     folder = load_templates(templates, cache_dir)
     packages = {
         entry.revision.id: render_package(
-            folder, history[: position + 1], roles, statuses, versions[entry.revision.id]
+            folder,
+            history[: position + 1],
+            roles,
+            statuses,
+            metadata,
+            versions[entry.revision.id],
         )
         for position, entry in enumerate(history)
         if entry.revision.id in revision_ids

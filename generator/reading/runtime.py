@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -81,6 +82,24 @@ def requirement(settings: Iterable[str] = (), extra: str = "", releases: Iterabl
     low = max(needed + [_minor(r) for r in releases])
     name = f"{DISTRIBUTION}[{extra}]" if extra else DISTRIBUTION
     return f"{name}>={low[0]}.{low[1]},<{major + 1}"
+
+
+_RANGE = re.compile(re.escape(DISTRIBUTION) + r">=(\d+)\.(\d+),<(\d+)", re.ASCII)
+
+
+def requirement_range(text: str) -> tuple[tuple[int, int], tuple[int]]:
+    """The bounds of a requirement :func:`requirement` writes (``together-rl-runtime>=1.0,<2``):
+    the oldest release it takes and the first it does not, ``((1, 0), (2,))``, as the check a
+    package makes of its runtime compares them (:data:`~generator.output.package.REQUIREMENT`).
+    A requirement of any other form is refused."""
+    match = _RANGE.fullmatch(text)
+    if match is None:
+        raise GeneratorError(
+            f"{text!r} is not a requirement of the form {DISTRIBUTION}>=X.Y,<Z, the one a "
+            "package's check of its runtime reads"
+        )
+    major, minor, below = (int(group) for group in match.groups())
+    return (major, minor), (below,)
 
 
 def _minor(text: str) -> tuple[int, int]:

@@ -66,6 +66,7 @@ def render_packages(
         versions,
         roles,
         statuses,
+        sources.metadata,
         wanted - confirmed.keys(),
         templates=templates,
         cache_dir=cache_dir,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..changes.versions import VersionedChanges, own_versions, package_versions
 from ..reading.fieldroles import FieldRoles, load_field_roles
+from ..reading.metadata import PackageMetadata, load_metadata
 from ..reading.revisions import RevisionIndex, load_index
 from ..reading.statuses import StatusKinds, load_statuses
 from .records import Releases, load_releases
@@ -16,7 +17,7 @@ from .records import Releases, load_releases
 
 class Sources:
     """``spec/``'s data: the index of revisions, the field roles of the local reference, the kinds
-    of the status values, and the release record."""
+    of the status values, the packages' metadata, and the release record."""
 
     def __init__(self, spec_dir: Path) -> None:
         self.spec_dir = spec_dir
@@ -35,6 +36,11 @@ class Sources:
     def statuses(self) -> StatusKinds:
         """``statuses.yaml``: what each status value means to a waiter."""
         return load_statuses(self.spec_dir)
+
+    @cached_property
+    def metadata(self) -> PackageMetadata:
+        """``package.yaml``: what a package index shows of every package beside its README."""
+        return load_metadata(self.spec_dir)
 
     @cached_property
     def releases(self) -> Releases:

@@ -14,7 +14,7 @@ from ..errors import SpecError, UnsupportedConstructError
 from ..reading import ir
 from ..reading.parser import is_json, media_essence
 from ..reading.runtime import CLIENT_HELPERS
-from ..reading.statuses import STATUSES_PATH, Kind, StatusKinds, by_name
+from ..reading.statuses import Kind, StatusKinds, by_name
 from ..reading.values import constraints_of
 from .naming import Claim
 from .pymodel import (
@@ -315,9 +315,7 @@ class PyOperation:
         for p in self.keyword_parameters:
             text = p.description or p.key
             if p.idempotency_key:
-                text += (
-                    " A new key is made for each call where none is given; retries send it again."
-                )
+                text += " The operation's idempotency key (see the module's docstring)."
             args.append((p.name, text))
         if args:
             lines = [f"{name}: {' '.join(text.split())}" for name, text in args]
@@ -367,8 +365,9 @@ class PyWaiter:
         names = [f"{quote}{value}{quote}" for _, value, k in self.statuses if k == kind]
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
-    @property
-    def doc(self) -> str:
+    def doc(self, behaviour: str) -> str:
+        """The waiter's docstring: what it waits for, and which statuses end the wait how, in
+        this revision; how it polls is the client core's, which ``behaviour`` names."""
         values = self.listed
         raises = []
         if self.members("failed"):
@@ -384,14 +383,11 @@ class PyWaiter:
         )
         listed = ", ".join(raises[:-1]) + ", and " + raises[-1] if len(raises) > 1 else raises[0]
         return (
-            f"Wait for an operation submitted with ``{self.submit.method_name}`` to finish.\n\n"
-            f"Polls it as ``{self.retrieve.method_name}`` does, first after ``interval`` seconds "
-            "where an operation is given (at once for an id), the interval doubling up to 5 s. "
-            "Nothing runs past the deadline: not a poll, a retry of one, or a wait.\n\n"
+            f"Wait for an operation submitted with ``{self.submit.method_name}`` to finish, "
+            f"reading it as ``{self.retrieve.method_name}`` does.\n\n"
             f"Returns the operation once its status is {values('succeeded')}. Raises {listed}. "
-            "A status this package does not know (one a later revision "
-            "of the API added) is polled on, with a warning logged once: if it is terminal, the "
-            "wait ends at its deadline with OperationTimeoutError naming it."
+            "How it polls (from ``interval`` seconds on), its deadline and a status this package "
+            f"does not know (one a later revision of the API added) are the runtime's: {behaviour}."
         )
 
 
@@ -443,43 +439,47 @@ class PyClient:
         )
 
     @property
+    def behaviour(self) -> str:
+        """Where what a client does (its options, retries, bounds and waits) is told, once: the
+        runtime's docs, or the copy of the client core that a package of one document carries."""
+        if self.revision_package:
+            return (
+                "see the runtime's README (``together-rl-runtime`` on the package index) and "
+                "the docstring of ``together_rl_runtime._client``"
+            )
+        return "see the docstring of ``_runtime._client``, this package's copy of the client core"
+
+    @property
+    def behaviour_owner(self) -> str:
+        """Whose that behaviour is, as the packages' text names it."""
+        return "the runtime's" if self.revision_package else "the client core's"
+
+    @property
     def retry_doc(self) -> str:
-        """The module docstring's account of the retry rule, for this revision's operations."""
-        keyed = [op.method_name for op in self.operations if op.idempotency_key is not None]
-        unsafe = [op.method_name for op in self.operations if not op.resendable]
-        text = (
-            "A call is retried up to ``max_retries`` times, with exponential backoff "
-            "and jitter, or after the delay the server asks for (``retry-after-ms``, or "
-            "``Retry-After`` in seconds or as an HTTP date, where it is at most 60 s); a "
-            "server's ``x-should-retry: true`` or ``false`` decides on its own. A request the "
-            "server may receive twice without harm is retried on a connection error, a timeout, "
-            "408, 409, 429 and 5xx: a GET"
+        """The module docstring's account of what this revision's operations are to the retry
+        rule: idempotent, carrying an idempotency key, or neither. The rule is the runtime's."""
+        facts = []
+        for op in self.operations:
+            key = op.idempotency_key
+            if key is not None:
+                facts.append(
+                    f"``{op.method_name}`` carries an idempotency key (the ``{key.key}`` header)"
+                )
+            elif op.resendable:
+                facts.append(
+                    f"``{op.method_name}`` is a {op.http_method}, idempotent as HTTP defines it"
+                )
+            else:
+                facts.append(
+                    f"``{op.method_name}`` is a {op.http_method} that carries no idempotency key"
+                )
+        return (
+            "What this revision defines of its operations for the retry rule: "
+            + "; ".join(facts)
+            + ". A call that is idempotent or carries a key may be sent again once the server may "
+            "have received it, any other call never is; the rule itself (which failures are "
+            f"retried, how often, after which waits) is {self.behaviour_owner}: {self.behaviour}."
         )
-        if keyed:
-            text += (
-                ", and a call that carries an idempotency key ("
-                + ", ".join(f"``{name}``" for name in keyed)
-                + "; the client makes one for each call where none is given, and sends the same "
-                "key with every retry, so that the server applies the call once)"
-            )
-        text += "."
-        if unsafe and self.revision_package:
-            names = ", ".join(f"``{name}``" for name in unsafe)
-            text += (
-                f" In this revision {names} {'carries' if len(unsafe) == 1 else 'carry'} no "
-                "idempotency key, so such a call is never sent twice when the server may have "
-                "received it (an optimizer step applied twice silently corrupts a training run): "
-                "it is retried only when it provably was not processed, that is when the "
-                "connection failed before the request was sent, or on 429."
-            )
-        elif unsafe:
-            text += (
-                " Any other call is never sent twice when the server may have received it (the "
-                "server could do its work twice): it is retried only when it provably was not "
-                "processed, that is when the connection failed before the request was sent, or "
-                "on 429."
-            )
-        return text
 
     @property
     def runtime_imports(self) -> list[str]:
@@ -899,7 +899,7 @@ def _waiter(
         statuses_source=(
             "from the values' names, as the document comes with no status data"
             if kinds.from_names
-            else f"from the project's status data ({STATUSES_PATH})"
+            else "as the generator's status data classifies them"
         ),
         id_parameter=match.group(1),
     )

@@ -9,7 +9,7 @@ GENERATED = ROOT / "generated"
 
 def test_optim_step_page_of_f4885bc38424_equals_the_seed_apart_from_links():
     ours = (
-        (GENERATED / "f4885bc38424" / "docs" / "OptimStep.md")
+        (GENERATED / "f4885bc38424" / "together_rl" / "docs" / "OptimStep.md")
         .read_text(encoding="utf-8")
         .splitlines()
     )
@@ -24,17 +24,21 @@ def test_optim_step_page_of_f4885bc38424_equals_the_seed_apart_from_links():
 
 def test_every_package_has_a_page_per_operation(index):
     for revision in index:
-        pages = sorted(p.name for p in (GENERATED / revision.id / "docs").iterdir())
+        pages = sorted(p.name for p in (GENERATED / revision.id / "together_rl" / "docs").iterdir())
         expected = sorted(f"{op.operation_id}.md" for op in revision.document.operations)
         assert pages == expected, revision.id
 
 
 def test_older_pages_show_their_own_fields_and_history():
-    page = (GENERATED / "baseline" / "docs" / "OptimStep.md").read_text(encoding="utf-8")
+    page = (GENERATED / "baseline" / "together_rl" / "docs" / "OptimStep.md").read_text(
+        encoding="utf-8"
+    )
     assert "  - `weight_sync_type` 'WEIGHT_SYNC_TYPE_UNSPECIFIED' | " in page
     assert "  - `adamw_params` RLAdamWParams — Per-step AdamW optimizer overrides." in page
     assert "## Changes\n\nNo recorded changes.\n" in page
-    page = (GENERATED / "9ccc57e5e4b9" / "docs" / "OptimStep.md").read_text(encoding="utf-8")
+    page = (GENERATED / "9ccc57e5e4b9" / "together_rl" / "docs" / "OptimStep.md").read_text(
+        encoding="utf-8"
+    )
     assert "- **2026-07-31** `9ccc57e5e4b9` — 3 warning, 3 info" in page
     assert "- **2026-08-04**" not in page
 
@@ -83,9 +87,13 @@ def test_package_readme_examples_run_against_a_server(tmp_path):
 
 def test_pages_show_defaults_and_formats():
     """The documentation site's format, with a field's default (not an enum's) and format."""
-    page = (GENERATED / "0c4fdad77435" / "docs" / "OptimStep.md").read_text(encoding="utf-8")
+    page = (GENERATED / "0c4fdad77435" / "together_rl" / "docs" / "OptimStep.md").read_text(
+        encoding="utf-8"
+    )
     line = next(x for x in page.splitlines() if x.startswith("  - `max_grad_norm` "))
     assert line.endswith("clipped to the session default (1.0). Default: `1.0`.")
-    page = (GENERATED / "baseline" / "docs" / "OptimStep.md").read_text(encoding="utf-8")
+    page = (GENERATED / "baseline" / "together_rl" / "docs" / "OptimStep.md").read_text(
+        encoding="utf-8"
+    )
     assert "    - `beta1` number (float) — Exponential decay rate" in page
     assert "`newton_schulz_steps` integer (int64) — Number of Newton-Schulz iterations" in page

@@ -296,12 +296,14 @@ def test_what_is_written_holds_for_this_revision(package, revision):
     client = importlib.import_module(f"together_rl_{REVISION}._client")
     method = attribute_name(revision.served(REVISION).operation_id)
     assert "carries no idempotency key" not in client.__doc__
-    assert f"a call that carries an idempotency key (``{method}``" in " ".join(
+    assert f"``{method}`` carries an idempotency key (the ``Idempotency-Key`` header)" in " ".join(
         client.__doc__.split()
     )
     folder = Path(package.__file__).parent.parent
     assert "carries no idempotency key" not in (folder / "README.md").read_text()
-    page = (folder / "docs" / f"{revision.served(REVISION).operation_id}.md").read_text()
+    page = (
+        folder / "together_rl" / "docs" / f"{revision.served(REVISION).operation_id}.md"
+    ).read_text()
     beta1 = revision.field_for(REVISION, "adam", "adam.beta1").rpartition(".")[2]
     assert any(
         line.lstrip("- ").startswith(f"`{beta1}` number")

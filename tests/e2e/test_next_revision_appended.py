@@ -126,7 +126,7 @@ def test_the_declared_default_is_applied_and_documented_alike(appended):
     model = source[source.index(f"\nclass {class_name(group.name)}(") :]  # the group's model
     attribute = model[model.index(f"    {decay.name}: float | Unset = UNSET\n") :]
     assert attribute.split('"""')[1].strip().endswith(f"The server's default: ``{declared!r}``.")
-    page = (project / "generated" / revision_id / "docs").glob("*.md")
+    page = (project / "generated" / revision_id / "together_rl" / "docs").glob("*.md")
     assert any(f"Default: `{declared!r}`." in p.read_text() for p in page)
     del package
     # a session's own default wins over the document's

@@ -29,7 +29,7 @@ def test_the_generated_package_imports_the_old_name_deprecated(tmp_path, mypy_ca
     assert {name: _files(project / "generated" / name) for name in released} == before
     assert run(project, "check").returncode == 0
     package = project / "generated" / "7c2f5e9a1d38"
-    changelog = (package / "CHANGELOG.md").read_text(encoding="utf-8")
+    changelog = (package / "together_rl" / "CHANGELOG.md").read_text(encoding="utf-8")
     assert f"renamed the schema `{old}` to `{new}`; the old name stays importable" in changelog
     index = load_index(project / "spec")
     versions = package_versions(index)

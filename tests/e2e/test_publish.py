@@ -13,6 +13,8 @@ from __future__ import annotations
 import calendar
 import hashlib
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -766,5 +768,71 @@ def test_an_index_that_needs_no_credentials_takes_uploads_without_them(tmp_path,
         )
         assert result.returncode == 0, result.stdout + result.stderr
         assert server.stored() == {path.name: _sha256(path) for path in dist.iterdir()}
+    finally:
+        server.stop()
+
+
+def _runtime_as(version: str, to: Path) -> Path:
+    """A copy of the runtime released as ``version``."""
+    source = to / f"runtime-{version}"
+    shutil.copytree(RUNTIME_DIR, source, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    version_file = source / "together_rl_runtime" / "_version.py"
+    text = version_file.read_text()
+    assert f'__version__ = "{runtime_version()}"' in text
+    version_file.write_text(text.replace(f'"{runtime_version()}"', f'"{version}"'))
+    return source
+
+
+def pip_resolving(index: Index, python: Path, *arguments: str) -> None:
+    """``pip install ARGUMENTS`` from the loopback index, resolving dependencies as a user's pip
+    does (httpx, which the index does not hold, is already there from this environment)."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--isolated", "--python", str(python), "install"]
+        + ["--quiet", "--no-cache-dir", "--only-binary", ":all:", "--index-url"]
+        + [index.simple_url, *arguments],
+        check=True,
+    )
+
+
+def runtime_in(python: Path) -> subprocess.CompletedProcess[str]:
+    """Import the pinned package; what it prints: its version and the runtime's."""
+    probe = "import together_rl, together_rl_runtime as r; print(together_rl.__version__, r.__version__)"
+    return subprocess.run([str(python), "-c", probe], capture_output=True, text=True, cwd="/")
+
+
+def test_the_readme_upgrade_keeps_a_pinned_user_on_a_runtime_of_the_range(tmp_path, venv):
+    """With a runtime of the next major version on the index, the upgrade command of the oldest
+    package's README takes the newest runtime the package declares; a user whom pip forced
+    onto the next major version gets an ImportError naming both versions and the fix, which
+    works."""
+    oldest = PACKAGES[0]
+    major, minor, patch = map(int, runtime_version().split("."))
+    fix, next_major = f"{major}.{minor}.{patch + 1}", f"{major + 1}.0.0"
+    out = tmp_path / "dist"
+    build_packages([RUNTIME_DIR, oldest.folder], out, wheel_only=True)
+    build_packages([_runtime_as(v, tmp_path) for v in (fix, next_major)], out, wheel_only=True)
+    server = Index(tmp_path / "index")
+    try:
+        assert publish(out, server.upload_url).returncode == 0
+        # a runtime of this version in the environment, as the pinned user installed it first
+        pip_from(server, venv, "--ignore-installed", f"{DISTRIBUTION}=={runtime_version()}")
+        pip_from(server, venv, f"together-rl=={oldest.version}")
+        assert runtime_in(venv).stdout.split() == [oldest.version, runtime_version()]
+
+        readme = (oldest.folder / "README.md").read_text(encoding="utf-8")
+        (upgrade,) = [line for line in readme.splitlines() if line.startswith("pip install -U ")]
+        pip_resolving(server, venv, *shlex.split(upgrade)[2:])
+        assert runtime_in(venv).stdout.split() == [oldest.version, fix]
+
+        pip_from(server, venv, "--upgrade", DISTRIBUTION)  # the runtime alone: pip takes 2.0.0
+        refused = runtime_in(venv)
+        assert refused.returncode == 1 and "Traceback" in refused.stderr
+        message = refused.stderr.strip().splitlines()[-1]
+        assert message.startswith("ImportError: ")
+        assert f"together-rl {oldest.version} needs " in message
+        assert f"but together-rl-runtime {next_major} is installed" in message
+        (command,) = re.findall(r"`(pip install [^`]+)`", message)
+        pip_resolving(server, venv, *shlex.split(command)[2:])
+        assert runtime_in(venv).stdout.split() == [oldest.version, fix]
     finally:
         server.stop()

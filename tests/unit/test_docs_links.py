@@ -6,20 +6,17 @@ the README stays a front door, short enough to read through, with the rest in ``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
+from support.markdown import MARKDOWN, inline, links
 from support.paths import ROOT
 
 README_LINES = 250
 """The README holds fewer lines than this; what does not fit goes to a page of ``docs/``."""
 
-_MARKDOWN = MarkdownIt("commonmark").enable("table")
 _LINE_ANCHOR = re.compile(r"L\d+(-L\d+)?")
 """GitHub's anchor of a line (or lines) of a file that is not Markdown."""
 
@@ -43,41 +40,17 @@ def anchors(text: str) -> set[str]:
     ``-2``, ... as on GitHub."""
     seen: dict[str, int] = {}
     found = set()
-    tokens = _MARKDOWN.parse(text)
-    for opening, inline in zip(tokens, tokens[1:]):
+    tokens = MARKDOWN.parse(text)
+    for opening, content in zip(tokens, tokens[1:]):
         if opening.type != "heading_open":
             continue
         words = "".join(
-            c.content for c in inline.children or [] if c.type in ("text", "code_inline")
+            c.content for c in content.children or [] if c.type in ("text", "code_inline")
         )
         base = slug(words)
         count = seen.get(base, 0)
         seen[base] = count + 1
         found.add(base if count == 0 else f"{base}-{count}")
-    return found
-
-
-def _inline(text: str) -> Iterator[tuple[int, Token]]:
-    """Every inline piece of a page (text, link, code span, ...), with its line."""
-    for token in _MARKDOWN.parse(text):
-        if token.type != "inline":
-            continue
-        line = token.map[0] + 1 if token.map else 0
-        for child in token.children or []:
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            yield line, child
-
-
-def links(text: str) -> list[tuple[int, str]]:
-    """Every link and image of a page, with its line: the targets a reader can follow (text in
-    code spans and code blocks is not a link)."""
-    found = []
-    for line, child in _inline(text):
-        if child.type == "link_open":
-            found.append((line, str(child.attrs["href"])))
-        elif child.type == "image":
-            found.append((line, str(child.attrs["src"])))
     return found
 
 
@@ -126,7 +99,7 @@ def missing_paths(page: Path, root: Path) -> list[str]:
     tops = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")}
     problems = []
     where = page.relative_to(root).as_posix()
-    for line, child in _inline(page.read_text(encoding="utf-8")):
+    for line, child in inline(page.read_text(encoding="utf-8")):
         if child.type != "code_inline":
             continue
         named = child.content.split("::")[0]

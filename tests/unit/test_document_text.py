@@ -340,7 +340,7 @@ _MARKDOWN = MarkdownIt("commonmark")
 
 
 PROJECT_KEYS = {"name", "version", "description", "readme", "requires-python", "license"}
-PROJECT_KEYS |= {"dependencies", "classifiers", "optional-dependencies"}
+PROJECT_KEYS |= {"dependencies", "classifiers", "optional-dependencies", "keywords"}
 
 
 def assert_markup_holds_text(package: Path, raw: dict) -> None:
@@ -350,7 +350,7 @@ def assert_markup_holds_text(package: Path, raw: dict) -> None:
     description = pyproject["project"]["description"]
     assert description.startswith("Typed client of the hostile API, revision ")
     ((template, operations),) = raw["paths"].items()
-    for page in (package.parent / "docs").glob("*.md"):
+    for page in (package / "docs").glob("*.md"):
         _, front, _ = page.read_text().split("---\n", 2)
         data = yaml.safe_load(front)
         assert data["path"] == _without_surrogates(template)
@@ -358,7 +358,7 @@ def assert_markup_holds_text(package: Path, raw: dict) -> None:
         assert data["title"] == _without_surrogates(
             operation["summary"] or operation["operationId"]
         )
-    for document in [package.parent / "README.md", *(package.parent / "docs").glob("*.md")]:
+    for document in [package.parent / "README.md", *(package / "docs").glob("*.md")]:
         text = document.read_text()
         if text.startswith("---\n"):  # YAML front matter, read above
             text = text.split("---\n", 2)[2]

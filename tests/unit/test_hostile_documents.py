@@ -400,7 +400,7 @@ def test_nul_bytes_control_characters_and_very_long_names(tmp_path, capsys):
     raw["paths"][PATH]["post"]["operationId"] = "make\u0000Thing"
     raw = with_operation(raw, "/long", "get", {"operationId": long_id})
     pkg = package(tmp_path, raw, "odd")
-    assert sorted(p.name for p in (tmp_path / "out" / "docs").iterdir()) == [
+    assert sorted(p.name for p in (tmp_path / "out" / "odd" / "docs").iterdir()) == [
         "make_thing.md",
         f"{'o' * 91}_{__import__('hashlib').sha256(long_id.encode()).hexdigest()[:8]}.md",
     ]

@@ -192,7 +192,7 @@ def test_package_metadata():
         pkg = load(revision.id)
         assert pkg.SPEC_REVISION == revision.id
         assert pkg.SPEC_DATE == (revision.date.isoformat() if revision.date else None)
-    assert load("f4885bc38424").__version__ == "5.0.1"
+    assert load("f4885bc38424").__version__ == "5.0.1.post1"
 
 
 # -- property-based request validation -------------------------------------------------------------

@@ -6,7 +6,7 @@ SPEC_REVISION = "baseline"
 SPEC_DATE: str | None = None
 """The date of that revision (ISO 8601), or None where it is not known."""
 
-__version__ = "1.0.0"
+__version__ = "1.0.0.post1"
 """The version of this package; see CHANGELOG.md for how it follows the revisions."""
 
 NOT_APPLIED_BY: dict[str, dict[str, str]] = {}

@@ -1,9 +1,14 @@
 """A typed client of the Together RL API, revision ebd4756a41e4 of 2026-08-04.
 
 What does not depend on the revision (the client core, the models' base, the errors and the
-local reference) is the runtime, ``together_rl_runtime``, a distribution of its own: ``pip
-install -U together-rl-runtime`` brings its fixes to this package.
+local reference) is the runtime, ``together_rl_runtime``, a distribution of its own, whose
+fixes reach this package without a new release of it (its README gives the pip command);
+importing the package checks that the installed runtime is one it works with.
 """
+
+from ._requirement import check_runtime
+
+check_runtime()
 
 from together_rl_runtime import (
     UNSET,

@@ -1,12 +1,9 @@
-"""A call is retried up to ``max_retries`` times, with exponential backoff and jitter, or after
-the delay the server asks for (``retry-after-ms``, or ``Retry-After`` in seconds or as an HTTP
-date, where it is at most 60 s); a server's ``x-should-retry: true`` or ``false`` decides on
-its own. A request the server may receive twice without harm is retried on a connection error,
-a timeout, 408, 409, 429 and 5xx: a GET. In this revision ``optim_step`` carries no
-idempotency key, so such a call is never sent twice when the server may have received it (an
-optimizer step applied twice silently corrupts a training run): it is retried only when it
-provably was not processed, that is when the connection failed before the request was sent, or
-on 429.
+"""What this revision defines of its operations for the retry rule: ``optim_step`` is a POST that
+carries no idempotency key; ``get_optim_step_operation`` is a GET, idempotent as HTTP defines
+it. A call that is idempotent or carries a key may be sent again once the server may have
+received it, any other call never is; the rule itself (which failures are retried, how often,
+after which waits) is the runtime's: see the runtime's README (``together-rl-runtime`` on the
+package index) and the docstring of ``together_rl_runtime._client``.
 """
 
 from __future__ import annotations
@@ -41,7 +38,7 @@ __all__ = ["AsyncClient", "Client"]
 
 _SPEC = ClientSpec(
     package="together_rl",
-    user_agent="together-rl/4.0.0 (API revision ebd4756a41e4)",
+    user_agent="together-rl/4.0.0.post1 (API revision ebd4756a41e4)",
     base_url="https://api.together.ai",
     prefix="/v1",
     api_key_env="TOGETHER_API_KEY",
@@ -59,8 +56,8 @@ _OPTIM_STEP_STATUSES: dict[str, str] = {
     RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_COMPLETED: "succeeded",
     RLTrainingOperationStatus.TRAINING_OPERATION_STATUS_FAILED: "failed",
 }
-"""What each status of an operation means to ``wait_for_optim_step``, from the project's status
-data (spec/statuses.yaml).
+"""What each status of an operation means to ``wait_for_optim_step``, as the generator's status
+data classifies them.
 """
 
 
@@ -68,14 +65,11 @@ class Client(SyncAPIClient):
     """A client of the Together RL API, revision ebd4756a41e4.
 
     ``api_key`` defaults to ``TOGETHER_API_KEY``; ``base_url`` to ``TOGETHER_BASE_URL``, else
-    https://api.together.ai/v1. ``timeout`` (seconds, or an ``httpx.Timeout``) applies to each
-    request; ``max_retries`` bounds the retries of one call (see the module's retry rule);
-    ``headers`` are sent with every request. Pass ``transport`` to serve requests another way
-    (a test double, a local session), or ``http_client`` to bring a configured
-    ``httpx.Client``, which the client then does not close. ``server_revision`` names the API
-    revision of the server, where it is not this package's: the client then logs a warning for
-    each request with fields that server would ignore or reject. Use it as a context manager,
-    or call :meth:`close`.
+    https://api.together.ai/v1. Its other options (``timeout``, ``max_retries``, ``headers``,
+    ``transport``, ``http_client``, ``server_revision``, ...) and what they do are the
+    runtime's: see the runtime's README (``together-rl-runtime`` on the package index) and the
+    docstring of ``together_rl_runtime._client``. Use it as a context manager, or call
+    :meth:`close`.
     """
 
     _spec = _SPEC
@@ -168,18 +162,16 @@ class Client(SyncAPIClient):
         timeout: float = 300.0,
         interval: float = 0.5,
     ) -> RLOptimStepOperation:
-        """Wait for an operation submitted with ``optim_step`` to finish.
-
-        Polls it as ``get_optim_step_operation`` does, first after ``interval`` seconds where
-        an operation is given (at once for an id), the interval doubling up to 5 s. Nothing
-        runs past the deadline: not a poll, a retry of one, or a wait.
+        """Wait for an operation submitted with ``optim_step`` to finish, reading it as
+        ``get_optim_step_operation`` does.
 
         Returns the operation once its status is ``TRAINING_OPERATION_STATUS_COMPLETED``.
         Raises OperationFailedError (with the error's code and message) when it is
         ``TRAINING_OPERATION_STATUS_FAILED``, and OperationTimeoutError (a TimeoutError) when
-        it has not finished after ``timeout`` seconds. A status this package does not know
-        (one a later revision of the API added) is polled on, with a warning logged once: if
-        it is terminal, the wait ends at its deadline with OperationTimeoutError naming it.
+        it has not finished after ``timeout`` seconds. How it polls (from ``interval`` seconds
+        on), its deadline and a status this package does not know (one a later revision of the
+        API added) are the runtime's: see the runtime's README (``together-rl-runtime`` on the
+        package index) and the docstring of ``together_rl_runtime._client``.
         """
         return self._wait(
             operation_or_id,
@@ -196,11 +188,8 @@ class Client(SyncAPIClient):
 
 
 class AsyncClient(AsyncAPIClient):
-    """The asyncio twin of :class:`Client`: the same configuration and methods, awaited.
-
-    Cancelling a call (``task.cancel()``) abandons its request; the client stays usable. Use it as
-    an async context manager, or call :meth:`aclose`.
-    """
+    """The asyncio twin of :class:`Client`: the same configuration and methods, awaited. Use it
+    as an async context manager, or call :meth:`aclose`."""
 
     _spec = _SPEC
 
@@ -292,18 +281,16 @@ class AsyncClient(AsyncAPIClient):
         timeout: float = 300.0,
         interval: float = 0.5,
     ) -> RLOptimStepOperation:
-        """Wait for an operation submitted with ``optim_step`` to finish.
-
-        Polls it as ``get_optim_step_operation`` does, first after ``interval`` seconds where
-        an operation is given (at once for an id), the interval doubling up to 5 s. Nothing
-        runs past the deadline: not a poll, a retry of one, or a wait.
+        """Wait for an operation submitted with ``optim_step`` to finish, reading it as
+        ``get_optim_step_operation`` does.
 
         Returns the operation once its status is ``TRAINING_OPERATION_STATUS_COMPLETED``.
         Raises OperationFailedError (with the error's code and message) when it is
         ``TRAINING_OPERATION_STATUS_FAILED``, and OperationTimeoutError (a TimeoutError) when
-        it has not finished after ``timeout`` seconds. A status this package does not know
-        (one a later revision of the API added) is polled on, with a warning logged once: if
-        it is terminal, the wait ends at its deadline with OperationTimeoutError naming it.
+        it has not finished after ``timeout`` seconds. How it polls (from ``interval`` seconds
+        on), its deadline and a status this package does not know (one a later revision of the
+        API added) are the runtime's: see the runtime's README (``together-rl-runtime`` on the
+        package index) and the docstring of ``together_rl_runtime._client``.
         """
         return await self._wait(
             operation_or_id,

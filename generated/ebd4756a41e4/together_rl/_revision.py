@@ -6,7 +6,7 @@ SPEC_REVISION = "ebd4756a41e4"
 SPEC_DATE: str | None = "2026-08-04"
 """The date of that revision (ISO 8601), or None where it is not known."""
 
-__version__ = "4.0.0"
+__version__ = "4.0.0.post1"
 """The version of this package; see CHANGELOG.md for how it follows the revisions."""
 
 NOT_APPLIED_BY: dict[str, dict[str, str]] = {

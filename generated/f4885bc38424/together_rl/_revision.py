@@ -6,7 +6,7 @@ SPEC_REVISION = "f4885bc38424"
 SPEC_DATE: str | None = None
 """The date of that revision (ISO 8601), or None where it is not known."""
 
-__version__ = "5.0.1"
+__version__ = "5.0.1.post1"
 """The version of this package; see CHANGELOG.md for how it follows the revisions."""
 
 NOT_APPLIED_BY: dict[str, dict[str, str]] = {
