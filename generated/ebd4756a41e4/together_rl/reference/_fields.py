@@ -1,10 +1,9 @@
 """What the local reference needs of revision ebd4756a41e4: the rules of its request fields, the
 defaults its document declares, its answers and the paths it serves.
 
-Settled when the package was generated, from the project's table of field roles
-(spec/reference-fields.yaml) and status data (spec/statuses.yaml): for each session kind, the
-rule of every field of the request body. A field the table gives no role is refused, never
-ignored.
+Settled when the package was generated, from the generator's table of field roles and its
+status data: for each session kind, the rule of every field of the request body. A field the
+table gives no role is refused, never ignored.
 """
 
 from __future__ import annotations
