@@ -8,12 +8,13 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..caching import Store, digest
 from ..errors import GeneratorError
-from ..reading.runtime import project_files, python_path
+from ..reading.runtime import DISTRIBUTION, IMPORT_NAME, project_files, python_path, version
 
 # Each package is imported under a name of its own, so that several load side by side; its
 # client and models modules too (the reference needs torch and is left out).
@@ -61,12 +62,13 @@ def import_packages(packages: Sequence[tuple[Path, str]], cache_dir: Path | None
     if not todo:
         return
     argument = json.dumps([[str(folder), name] for (folder, name), _ in todo])
-    result = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, argument],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": python_path()},
-    )
+    with tempfile.TemporaryDirectory() as metadata:
+        result = subprocess.run(
+            [sys.executable, "-c", _SCRIPT, argument],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": _with_runtime_metadata(Path(metadata))},
+        )
     try:
         failures = json.loads(result.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
@@ -81,6 +83,20 @@ def import_packages(packages: Sequence[tuple[Path, str]], cache_dir: Path | None
     if store is not None:
         for _, key in todo:
             store.put(key, b"ok")
+
+
+def _with_runtime_metadata(folder: Path) -> str:
+    """``PYTHONPATH`` for the smoke import: the metadata of this checkout's runtime at the version
+    its source states, then the runtime itself. A package checks the runtime's version as
+    installed (its metadata) when it is imported; an editable install's metadata (in
+    site-packages, and the ``.egg-info`` beside the runtime's sources) keeps the version it was
+    installed at, which a runtime being bumped has left behind. The folder holds no code."""
+    info = folder / f"{IMPORT_NAME}-{version()}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version()}\n", encoding="utf-8"
+    )
+    return os.pathsep.join([str(folder), python_path()])
 
 
 def _httpx() -> str:

@@ -13,20 +13,14 @@ import yaml
 
 from generator.output.tree import read_tree
 from generator.reading.revisions import load_index
-from support.projects import copy_project, run
+from support.projects import released_copy, run
 
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
     """A copy of the project with everything released (the records taken back first, the
     post-releases they name kept, as the packages in generated/ are rendered)."""
-    project = copy_project(tmp_path_factory.mktemp("released"))
-    record = project / "spec" / "releases.yaml"
-    posts = yaml.safe_load(record.read_text()).get("post-releases") if record.is_file() else None
-    record.write_text(yaml.safe_dump({"post-releases": posts} if posts else {}))
-    result = run(project, "release")
-    assert result.returncode == 0, result.stderr
-    return project, result
+    return released_copy(tmp_path_factory.mktemp("released"))
 
 
 def fresh(released, tmp_path):

@@ -42,6 +42,19 @@ def copy_project(target: Path) -> Path:
     return target
 
 
+def released_copy(target: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """A copy of the project in ``target`` with everything released by ``release``: the records
+    taken back first, the post-releases they name kept (generated/ holds those versions), and
+    what ``release`` printed."""
+    project = copy_project(target)
+    record = project / "spec" / "releases.yaml"
+    posts = yaml.safe_load(record.read_text()).get("post-releases") if record.is_file() else None
+    record.write_text(yaml.safe_dump({"post-releases": posts} if posts else {}))
+    result = run(project, "release")
+    assert result.returncode == 0, result.stderr
+    return project, result
+
+
 def append_revision(
     project: Path, revision_id: str, change: Callable[[dict[str, Any]], None]
 ) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
