@@ -275,6 +275,12 @@ def test_the_first_publication_uploads_every_version(published, index, dist):
     assert len(index.stored()) == 2 * (len(PACKAGES) + 1)
 
 
+def _as_a_user() -> dict[str, str]:
+    """The environment of a user's own processes: this one's, without the ``PYTHONPATH`` that
+    puts a copy of the project's runtime before what the user's environment installed."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def pip_from(index: Index, python: Path, *arguments: str) -> None:
     """``pip install ARGUMENTS`` from the loopback index only (no configuration, no other index,
     no dependencies: httpx comes from this environment)."""
@@ -295,6 +301,7 @@ def pip_from(index: Index, python: Path, *arguments: str) -> None:
             *arguments,
         ],
         check=True,
+        env=_as_a_user(),
     )
 
 
@@ -305,7 +312,12 @@ def install_from(index: Index, python: Path, requirement: str, *options: str) ->
     pip_from(index, python, "--ignore-installed", "--only-binary", ":all:", DISTRIBUTION)
     pip_from(index, python, *options, requirement)
     result = subprocess.run(
-        [str(python), "-c", PROBE], capture_output=True, text=True, check=True, cwd="/"
+        [str(python), "-c", PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+        env=_as_a_user(),
     )
     revision, version, location = result.stdout.split()
     assert location.startswith(str(python.parent.parent)), location
@@ -419,6 +431,13 @@ def test_an_artifact_the_record_does_not_hold_is_refused_and_nothing_is_uploaded
         ]
         for artifact in next_major.iterdir()
     }
+    for package in PACKAGES:  # a revision appended to the project is not released
+        if load_releases(SPEC_DIR).find(REVISION_DISTRIBUTION, package.version) is None:
+            for artifact in dist.glob(f"together_rl-{package.version}[-.]*"):
+                expected[artifact.name] = [
+                    f"together-rl {package.version} {unrecorded}: `python -m generator release "
+                    "ID` records the package of revision ID"
+                ]
     if load_releases(SPEC_DIR).find(DISTRIBUTION, runtime_version()) is None:
         for artifact in dist.glob("together_rl_runtime-*"):
             expected[artifact.name] = [
@@ -714,7 +733,9 @@ def test_a_runtime_fix_reaches_a_pinned_revision_with_pip_install_u(
     of the runtime alone: the revision's package is the same, the behaviour the fixed one."""
     newest = PACKAGES[-1]
     install_from(index, venv, f"together-rl=={newest.version}", "--only-binary", ":all:")
-    before = subprocess.run([str(venv), "-c", FIXED], capture_output=True, text=True, cwd="/")
+    before = subprocess.run(
+        [str(venv), "-c", FIXED], capture_output=True, text=True, cwd="/", env=_as_a_user()
+    )
     package_version, runtime_before, message = before.stdout.strip().split(" ", 2)
     assert (package_version, message) == (newest.version, "404 Not Found: no such session")
     # the runtime's maintainer fixes the message of an error status, as a patch release
@@ -743,7 +764,9 @@ def test_a_runtime_fix_reaches_a_pinned_revision_with_pip_install_u(
     spec = record(tmp_path / "spec", Release(DISTRIBUTION, fixed, None, hashes(read_tree(source))))
     assert publish(out, index.upload_url, spec=spec).returncode == 0
     pip_from(index, venv, "--upgrade", "--only-binary", ":all:", DISTRIBUTION)
-    after = subprocess.run([str(venv), "-c", FIXED], capture_output=True, text=True, cwd="/")
+    after = subprocess.run(
+        [str(venv), "-c", FIXED], capture_output=True, text=True, cwd="/", env=_as_a_user()
+    )
     assert after.stdout.strip() == f"{newest.version} {fixed} HTTP 404 Not Found: no such session"
 
 
@@ -799,13 +822,16 @@ def pip_resolving(index: Index, python: Path, *arguments: str) -> None:
         + ["--quiet", "--no-cache-dir", "--only-binary", ":all:", "--index-url"]
         + [index.simple_url, *arguments],
         check=True,
+        env=_as_a_user(),
     )
 
 
 def runtime_in(python: Path) -> subprocess.CompletedProcess[str]:
     """Import the pinned package; what it prints: its version and the runtime's."""
     probe = "import together_rl, together_rl_runtime as r; print(together_rl.__version__, r.__version__)"
-    return subprocess.run([str(python), "-c", probe], capture_output=True, text=True, cwd="/")
+    return subprocess.run(
+        [str(python), "-c", probe], capture_output=True, text=True, cwd="/", env=_as_a_user()
+    )
 
 
 def test_the_readme_upgrade_keeps_a_pinned_user_on_a_runtime_of_the_range(

@@ -955,6 +955,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not (args.kind or args.each or args.all):
         parser.error("one of --kind, --each, --all or --list is required")
+    if args.into is not None:
+        Path(args.into).mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(dir=args.into, prefix="next-revision-")).resolve()
     fast = [*FAST_TIER, "-x", *args.pytest_args]
     runs = [(args.kind, [(args.kind,)], fast)] if args.kind else []
