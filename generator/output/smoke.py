@@ -91,10 +91,11 @@ def _with_runtime_metadata(folder: Path) -> str:
     installed (its metadata) when it is imported; an editable install's metadata (in
     site-packages, and the ``.egg-info`` beside the runtime's sources) keeps the version it was
     installed at, which a runtime being bumped has left behind. The folder holds no code."""
-    info = folder / f"{IMPORT_NAME}-{version()}.dist-info"
+    current = version()
+    info = folder / f"{IMPORT_NAME}-{current}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version()}\n", encoding="utf-8"
+        f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {current}\n", encoding="utf-8"
     )
     return os.pathsep.join([str(folder), python_path()])
 

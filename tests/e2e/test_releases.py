@@ -13,6 +13,7 @@ import yaml
 
 from generator.output.tree import read_tree
 from generator.reading.revisions import load_index
+from support.packages import next_post_release, package_version
 from support.projects import released_copy, run
 
 
@@ -79,9 +80,7 @@ def test_a_post_release_ships_the_change_to_one_revision_and_only_there(released
     only_newest = f"{{{{ 'How to use it' if revision.id == {newest.id!r} else 'Use' }}}}"
     template.write_text(template.read_text().replace("\n## Use\n", f"\n## {only_newest}\n", 1))
     before = read_tree(project / "generated")
-    pyproject = before[f"{newest.id}/pyproject.toml"].decode()
-    version = re.search(r'^version = "(\d+\.\d+\.\d+)(?:\.post(\d+))?"$', pyproject, re.M)
-    following = f"{version.group(1)}.post{int(version.group(2) or 0) + 1}"
+    following = next_post_release(package_version(project / "generated" / newest.id))
     posted = run(project, "post-release", newest.id)
     assert posted.returncode == 0, posted.stderr
     assert f"together-rl {following}" in posted.stdout

@@ -20,6 +20,7 @@ import yaml
 from generator.output.tree import read_tree
 from generator.release.records import load_releases
 from generator.release.surface import describe, load_surfaces
+from support.packages import next_post_release, package_version
 from support.paths import ROOT, SPEC_DIR
 from support.projects import released_copy, run
 
@@ -127,7 +128,7 @@ def test_a_major_release_waits_for_post_releases_of_every_revision_that_accept_i
         assert f"  generated/{revision_id} (together-rl " in refused.stderr
     assert "post-release each of them (`python -m generator post-release ID`)" in refused.stderr
     assert spec_files(project) == before
-    versions = {revision_id: _package_version(project, revision_id) for revision_id in revisions}
+    versions = {r: package_version(project / "generated" / r) for r in revisions}
     for revision_id in revisions:
         posted = run(project, "post-release", revision_id)
         assert posted.returncode == 0, posted.stderr
@@ -137,24 +138,11 @@ def test_a_major_release_waits_for_post_releases_of_every_revision_that_accept_i
     assert recorded.returncode == 0, recorded.stderr
     assert "released together-rl-runtime 2.0.0" in recorded.stdout
     for revision_id, version in versions.items():
-        assert f"released together-rl {_next_post(version)} (revision {revision_id})" in (
+        assert f"released together-rl {next_post_release(version)} (revision {revision_id})" in (
             recorded.stdout
         )
     assert "2.0.0" in load_surfaces(project / "spec").by_version
     assert run(project, "check").returncode == 0
-
-
-def _package_version(project: Path, revision_id: str) -> str:
-    pyproject = (project / "generated" / revision_id / "pyproject.toml").read_text()
-    found = re.search(r'^version = "([^"]+)"$', pyproject, re.M)
-    assert found is not None
-    return found.group(1)
-
-
-def _next_post(version: str) -> str:
-    """The post-release after ``version`` (``5.0.1`` -> ``5.0.1.post1``, ``.post1`` -> ``.post2``)."""
-    release, _, post = version.partition(".post")
-    return f"{release}.post{int(post or 0) + 1}"
 
 
 # -- the record of the released runtimes -----------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 
@@ -15,6 +16,17 @@ GENERATED = ROOT / "generated"
 REVISIONS = sorted(p.name for p in GENERATED.iterdir() if (p / "together_rl").is_dir())
 """Every generated revision. This module needs only the runtime (``nox -s pythons`` imports it on
 every supported Python, without the generator)."""
+
+
+def package_version(folder: Path) -> str:
+    """The version a generated package's ``pyproject.toml`` gives it (``5.0.1.post1``)."""
+    return str(tomllib.loads((folder / "pyproject.toml").read_text())["project"]["version"])
+
+
+def next_post_release(version: str) -> str:
+    """The post-release after ``version`` (``5.0.1`` -> ``5.0.1.post1``, ``.post1`` -> ``.post2``)."""
+    release, _, post = version.partition(".post")
+    return f"{release}.post{int(post or 0) + 1}"
 
 
 def load(revision_id: str, root: Path = GENERATED) -> ModuleType:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from generator.release.records import (
     hashes,
     load_releases,
 )
+from support.packages import package_version
 from support.paths import ROOT, SPEC_DIR
 
 
@@ -41,12 +41,10 @@ def _unrecorded(releases: Releases) -> list[Release]:
     """The packages of generated/ whose version the record lacks, recorded as they are."""
     found = []
     for folder in sorted((ROOT / "generated").iterdir()):
-        pyproject = folder / "pyproject.toml"
-        if not pyproject.is_file():
+        if not (folder / "pyproject.toml").is_file():
             continue
-        match = re.search(r'^version = "([^"]+)"$', pyproject.read_text(), re.M)
-        assert match is not None, pyproject
-        if releases.find(REVISION_DISTRIBUTION, match.group(1)) is None:
+        version_of = package_version(folder)
+        if releases.find(REVISION_DISTRIBUTION, version_of) is None:
             files = hashes(read_tree(folder))
-            found.append(Release(REVISION_DISTRIBUTION, match.group(1), folder.name, files))
+            found.append(Release(REVISION_DISTRIBUTION, version_of, folder.name, files))
     return found
