@@ -33,7 +33,7 @@ from .output.render import Rendering
 from .output.smoke import import_packages
 from .output.tree import check_output_folder, read_tree, recover, tree_differences, write_tree
 from .reading.parser import parse_file
-from .release.packages import render_packages
+from .release.packages import put_back, render_packages
 from .release.sources import Sources
 from .views.naming import shorten
 
@@ -137,7 +137,10 @@ class Project:
             packages = [(staging / name, REVISION_PACKAGE.import_name) for name in written]
             import_packages(packages, cache_dir)
 
+        restored = put_back(self.sources, rendering.files, self.out)
         write_tree(rendering.files, self.out, only=revision_ids, verify=verify)
+        for line in restored:
+            report.warning(line)
         for document in self.documents():
             if document.write():
                 report.done(f"updated {document.name}")

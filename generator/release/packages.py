@@ -133,3 +133,37 @@ def _as_released(
         return None
     files = read_tree(folder / revision_id)
     return files if files and not differences(release, files) else None
+
+
+def put_back(sources: Sources, files: dict[str, bytes], folder: Path) -> list[str]:
+    """What writing ``files`` (by path relative to ``folder``, as :func:`render_packages` gives
+    them) puts back in the released packages found edited in ``folder``: a line for each such
+    package, naming its release and the files restored, removed or added back."""
+    versions = sources.versions()
+    lines = []
+    for revision_id in sorted({path.split("/")[0] for path in files}):
+        release = sources.releases.find(REVISION_DISTRIBUTION, versions.get(revision_id, ""))
+        on_disk = read_tree(folder / revision_id)
+        if release is None or release.revision != revision_id or not on_disk:
+            continue
+        prefix = f"{revision_id}/"
+        wanted = {p[len(prefix) :]: data for p, data in files.items() if p.startswith(prefix)}
+        changed = sorted(p for p in wanted.keys() & on_disk.keys() if wanted[p] != on_disk[p])
+        removed = sorted(on_disk.keys() - wanted.keys())
+        restored = sorted(wanted.keys() - on_disk.keys())
+        parts = [
+            f"{verb} {', '.join(paths)}"
+            for verb, paths in (
+                ("restored", changed),
+                ("removed", removed),
+                ("added back", restored),
+            )
+            if paths
+        ]
+        if parts:
+            lines.append(
+                f"{folder / revision_id}: put back as {release.distribution} {release.version} was "
+                f"released ({'; '.join(parts)}): a released package never changes, and a change "
+                "to it ships as a post-release (docs/releasing.md)"
+            )
+    return lines

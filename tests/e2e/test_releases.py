@@ -159,9 +159,16 @@ def test_generate_takes_a_released_package_as_released_and_renders_one_that_diff
     assert f"revisions; 0 rendered, {len(index)} released packages kept as" in second.stdout
     edited = project / "generated" / index[0].id / "README.md"
     edited.write_text("edited by hand\n")
+    (edited.parent / "together_rl" / "notes.py").write_text("added by hand\n")
     third = run(project, "generate", env=cache)
     assert f"revisions; 1 rendered, {len(index) - 1} released packages kept as" in third.stdout
     assert read_tree(project / "generated") == before
+    version = package_version(project / "generated" / index[0].id)
+    assert (
+        f"generated/{index[0].id}: put back as together-rl {version} was released (restored "
+        "README.md; removed together_rl/notes.py)"
+    ) in third.stderr
+    assert "put back" not in second.stderr + first.stderr
 
 
 def test_build_writes_nothing_where_an_artifact_would_hold_a_file_the_record_does_not(
