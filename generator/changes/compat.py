@@ -230,6 +230,16 @@ def _body(doc: ir.Document, schema: ir.Schema) -> dict[str, ir.Property]:
     return found
 
 
+def _refusal(rule: Refused) -> str:
+    """Why the server's reference refuses a field, in words that say whose refusal it is."""
+    if rule.problem == NOT_IMPLEMENTED:
+        return (
+            "that revision's reference server refuses it, since the local reference does not "
+            "implement the field yet (the API itself may accept it)"
+        )
+    return rule.problem
+
+
 def _ancestors(path: str) -> Iterator[str]:
     parts = path.split(".")
     for i in range(1, len(parts)):
@@ -410,14 +420,14 @@ def _body_entry(
     for ancestor in _ancestors(path):
         above = theirs.get(ancestor)
         if isinstance(above, Refused):
-            return entry("rejected", f"`{ancestor}`: {above.problem}")
+            return entry("rejected", f"`{ancestor}`: {_refusal(above)}")
         if above is None:
             return entry("ignored", f"the server does not know `{ancestor}` and drops it")
     found = theirs.get(path)
     if found is None:
         return entry("ignored", "the server does not know the field and drops it")
     if isinstance(found, Refused):
-        return entry("rejected", found.problem)
+        return entry("rejected", _refusal(found))
     if isinstance(found, Group) or isinstance(rule, Group):
         if isinstance(found, Group) and isinstance(rule, Group):
             return entry("works", "a group of settings in both revisions")

@@ -435,6 +435,9 @@ class _Walker:
             schema = self.doc.resolve(prop.schema)
             if entry is None:
                 reason = f"it has no entry in {self.source}"
+                if isinstance(schema, ir.Object) and schema.properties:
+                    inner = ", ".join(f"`{path}.{p.name}`" for p in schema.properties)
+                    reason += f"; a group of fields, each needing an entry of its own: {inner}"
                 result.append((path, self.refuse(prop, path, reason)))
                 continue
             if entry.fields is None:

@@ -15,7 +15,12 @@ import pytest
 
 from generator.changes import compat
 from generator.reading import ir
-from generator.reading.fieldroles import PARAMETER_NOT_IMPLEMENTED, Entry, load_field_roles
+from generator.reading.fieldroles import (
+    NOT_IMPLEMENTED,
+    PARAMETER_NOT_IMPLEMENTED,
+    Entry,
+    load_field_roles,
+)
 from generator.reading.loader import load_yaml
 from generator.reading.parser import parse_document
 from generator.reading.revisions import Revision, load_index
@@ -271,3 +276,20 @@ def test_the_existing_revisions_judge_every_parameter_and_status():
             continue
         judged = {e.path for e in pair.entries if e.kind in ("path", "query", "header", "cookie")}
         assert judged == {f"{op.key}: {p.name}" for op in a.operations for p in op.parameters}
+
+
+def test_a_field_the_server_s_reference_does_not_implement_is_said_to_be_its_refusal():
+    top = served(NEWEST.document).request_body
+    assert top is not None and top.schema is not None
+    taken = {path for path, _, _ in body_fields(NEWEST.document)}
+    name = next(f"novel{n or ''}" for n in range(100) if f"novel{n or ''}" not in taken)
+
+    def added(raw: dict[str, Any], doc: ir.Document) -> None:
+        schema = doc.resolve(top.schema)
+        at(raw, schema.pointer).setdefault("properties", {})[name] = {"type": "number"}
+
+    new = revised(added)
+    (judged,) = {(e.outcome, e.detail) for e in entries(new, new) if e.path == name}
+    assert judged[0] == "rejected"
+    assert judged[1].startswith("that revision's reference server refuses it")
+    assert NOT_IMPLEMENTED not in judged[1]

@@ -62,6 +62,14 @@ def test_a_field_without_a_role_is_refused_and_reported(index, roles):
     ]
     for _, session in result.sessions:
         assert dict(session)["muon_params"] == Refused(fieldroles.NOT_IMPLEMENTED)
+    # a group: the warning names every field in it, each of which needs an entry too
+    doc = index.get("9ccc57e5e4b9").document
+    operation = doc.operation(roles.operation)
+    assert operation is not None and operation.request_body is not None
+    body = doc.resolve(operation.request_body.schema)
+    group = doc.resolve(body.property("muon_params").schema)
+    inner = ", ".join(f"`muon_params.{p.name}`" for p in group.properties)
+    assert result.unassigned[0].reason.endswith(f"each needing an entry of its own: {inner}")
 
 
 def write(tmp_path, text: str):
