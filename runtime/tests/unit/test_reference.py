@@ -74,6 +74,38 @@ def test_adam_on_parameters_of_two_dtypes_equals_fused_adamw_bit_for_bit():
 
 
 @pytest.mark.parametrize("clip", [0.2, 0.0])
+def test_float64_parameters_are_clipped_to_float32_precision_and_stepped_bit_for_bit(clip):
+    """docs/reference.md: the total norm and the clip coefficient are float32 whatever the
+    gradients' dtype, so a clipped float64 parameter agrees with ``clip_grad_norm_`` + fused
+    AdamW (which clip in float64) only to float32's precision, as float32 parameters do; an
+    unclipped step is bit for bit."""
+    torch.manual_seed(0)
+    ours = nn.Sequential(nn.Linear(13, 51), nn.Tanh(), nn.Linear(51, 3)).double()
+    theirs = copy.deepcopy(ours)
+    session = reference(NEWEST).LocalSession(ours, "adam")
+    adamw = torch_adamw(theirs.parameters(), fused=True)
+    differs = False
+    for step in range(5):
+        inputs = torch.randn(4, 13, generator=torch.Generator().manual_seed(step)).double()
+        for model in (ours, theirs):
+            model(inputs).square().sum().backward()
+        completed(session.optim_step(adam_body(NEWEST, clip, **ADAM)))
+        if clip > 0:
+            nn.utils.clip_grad_norm_(theirs.parameters(), clip)
+        adamw.step()
+        adamw.zero_grad(set_to_none=True)
+        for a, b in zip(ours.parameters(), theirs.parameters()):
+            assert a.dtype == torch.float64
+            if clip == 0:
+                assert torch.equal(a, b), f"step {step + 1}"
+            else:
+                error = (a - b).abs().max().item()
+                assert error <= ADAM_ULPS * ulp_of_magnitude(b), f"step {step + 1}"
+                differs |= error > 0
+    assert differs == (clip > 0)  # float64's own precision is not what a clipped step has
+
+
+@pytest.mark.parametrize("clip", [0.2, 0.0])
 def test_adam_without_the_fused_kernel_equals_torch_adamw_foreach_bit_for_bit(clip, monkeypatch):
     """Where the fused kernel does not exist (another device or dtype), the reference scales the
     gradients as clip_grad_norm_ does and runs AdamW's multi-tensor path operation for
