@@ -425,6 +425,12 @@ def _body_entry(
             return entry("ignored", f"the server does not know `{ancestor}` and drops it")
     found = theirs.get(path)
     if found is None:
+        inner = [f"`{p}`" for p in requests.mine if p.startswith(f"{path}.")]
+        if isinstance(rule, Refused) and inner:  # a group whose fields have no rules of their own
+            return entry(
+                "ignored",
+                f"the server does not know the group and drops it, with its fields {', '.join(inner)}",
+            )
         return entry("ignored", "the server does not know the field and drops it")
     if isinstance(found, Refused):
         return entry("rejected", _refusal(found))

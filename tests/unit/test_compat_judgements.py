@@ -293,3 +293,25 @@ def test_a_field_the_server_s_reference_does_not_implement_is_said_to_be_its_ref
     assert judged[0] == "rejected"
     assert judged[1].startswith("that revision's reference server refuses it")
     assert NOT_IMPLEMENTED not in judged[1]
+
+
+def test_a_new_group_without_a_role_is_named_with_its_fields():
+    top = served(NEWEST.document).request_body
+    assert top is not None and top.schema is not None
+    taken = {path for path, _, _ in body_fields(NEWEST.document)}
+    name = next(
+        f"novel{n or ''}_params" for n in range(100) if f"novel{n or ''}_params" not in taken
+    )
+
+    def added(raw: dict[str, Any], doc: ir.Document) -> None:
+        group = {"type": "object", "properties": {"beta": {"type": "number"}, "tau": {}}}
+        at(raw, doc.resolve(top.schema).pointer).setdefault("properties", {})[name] = group
+
+    judged = {(e.outcome, e.detail) for e in entries(revised(added), NEWEST) if e.path == name}
+    assert judged == {
+        (
+            "ignored",
+            f"the server does not know the group and drops it, with its fields `{name}.beta`, "
+            f"`{name}.tau`",
+        )
+    }
