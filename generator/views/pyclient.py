@@ -6,20 +6,18 @@ from __future__ import annotations
 import re
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
 from .. import literals
 from ..errors import SpecError, UnsupportedConstructError
 from ..reading import ir
-from ..reading.parser import is_json, media_essence
+from ..reading.parser import FORM, MULTIPART, is_json, media_essence
 from ..reading.runtime import CLIENT_HELPERS
 from ..reading.statuses import Kind, StatusKinds, by_name
 from ..reading.values import constraints_of
 from .naming import Claim
 from .pymodel import (
-    FORM,
-    MULTIPART,
     Names,
     PyField,
     PyModule,
@@ -148,6 +146,22 @@ class PyBody:
     type: PyType | None
     """The type of the ``body`` argument, where there is no model (``None`` for raw bytes)."""
     required: bool
+    parts: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    """A multipart body's fields' own headers (their ``Content-Type`` among them), by the
+    field's key: the document's ``encoding``, and a file's ``contentMediaType``."""
+
+    @property
+    def sent_content_type(self) -> str | None:
+        """The content type a JSON body is sent with where it is not plain ``application/json``
+        (``application/merge-patch+json``): the document's, kept."""
+        if self.kind == "json" and media_essence(self.content_type) != "application/json":
+            return self.content_type
+        return None
+
+    @property
+    def encoding(self) -> str:
+        """The ``parts`` as the expression the runtime takes: ``{"file": {"Content-Type": ...}}``."""
+        return literals.pyrepr({key: dict(headers) for key, headers in self.parts})
 
     @property
     def annotation(self) -> str:
@@ -723,6 +737,8 @@ def _operations(
     except UnicodeEncodeError:
         raise SpecError(op.pointer, "the path holds a lone surrogate, which no URL can carry")
     body, removed = _body(op, module, names, types.body)
+    if body is not None and body.kind == "multipart":
+        body = replace(body, parts=_parts(doc, op))
     kind = success_kind(op)
     response = PyResponse(kind, types.response if kind == "json" else None)
     method = PyOperation(
@@ -820,6 +836,33 @@ def _body(
             body.pointer, "a form or multipart body that is not an object of fields"
         )
     return PyBody("json", body.content_type, None, (), kind, body.required), ()
+
+
+def _parts(
+    doc: ir.Document, op: ir.Operation
+) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """The headers of a multipart body's fields: the document's ``encoding`` of each, and for a
+    file (or a list of files) that it gives none, the file's ``contentMediaType``."""
+    body = op.request_body
+    assert body is not None
+    found: dict[str, tuple[tuple[str, str], ...]] = {}
+    for entry in body.encoding:
+        typed = (("Content-Type", entry.content_type),) if entry.content_type else ()
+        if typed or entry.headers:
+            found[entry.name] = typed + entry.headers
+    schema = doc.resolve(body.schema) if body.schema is not None else None
+    for prop in schema.properties if isinstance(schema, ir.Object) else ():
+        value = doc.resolve(prop.schema)
+        value = doc.resolve(value.items) if isinstance(value, ir.Array) else value
+        declared = value.content_media_type if isinstance(value, ir.Primitive) else None
+        if not (isinstance(value, ir.Primitive) and value.binary and declared):
+            continue
+        if "*" in declared or "," in declared:
+            continue
+        headers = found.get(prop.name, ())
+        if not any(name.lower() == "content-type" for name, _ in headers):
+            found[prop.name] = (("Content-Type", declared), *headers)
+    return tuple(found.items())
 
 
 def _error_models(op: ir.Operation, module: PyModule) -> tuple[tuple[str, str], ...]:

@@ -17,7 +17,7 @@ from ..changes.diff import renamed_schemas
 from ..literals import pyrepr
 from ..pointer import join
 from ..reading import ir
-from ..reading.parser import is_json, media_essence
+from ..reading.parser import FORM, MULTIPART, is_json, media_essence
 from ..reading.revisions import Revision
 from ..reading.runtime import CLIENT_HELPERS, interface
 from ..reading.values import constraints_of
@@ -615,7 +615,7 @@ class _Builder:
         if isinstance(schema, ir.Primitive):
             if schema.type == "null":
                 return PyType("null")
-            if schema.type == "string" and schema.format == "binary":
+            if schema.binary:
                 return PyType("file")
             return PyType("primitive", schema.type)
         if isinstance(schema, ir.Enum):
@@ -945,10 +945,6 @@ def _structured(media_type: str) -> bool:
     """Whether a request body of this type is built from a schema's fields (JSON or a form)."""
     essence = media_essence(media_type)
     return is_json(essence) or essence in (FORM, MULTIPART)
-
-
-FORM = "application/x-www-form-urlencoded"
-MULTIPART = "multipart/form-data"
 
 
 def _response_schemas(doc: ir.Document) -> frozenset[str]:

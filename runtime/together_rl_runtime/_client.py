@@ -46,6 +46,7 @@ import enum
 import functools
 import json
 import logging
+import mimetypes
 import os
 import random
 import time
@@ -210,10 +211,65 @@ def form(payload: Mapping[str, Any]) -> dict[str, str | list[str]]:
     }
 
 
-def _multipart(payload: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A multipart body's files (bytes or binary file objects) and its other fields as text."""
-    files = {k: v for k, v in payload.items() if isinstance(v, bytes) or hasattr(v, "read")}
-    return files, form({k: v for k, v in payload.items() if k not in files})
+Part = tuple[str, tuple[str | None, Any, str | None, dict[str, str]]]
+"""One part of a multipart body as httpx sends it: ``(name, (filename, content, content type,
+headers))``; a part without a filename is a field, one with a filename a file."""
+
+
+def _is_file(value: object) -> bool:
+    return isinstance(value, (bytes, bytearray)) or callable(getattr(value, "read", None))
+
+
+def _is_json_type(content_type: str) -> bool:
+    essence = content_type.split(";")[0].strip().lower()
+    return essence == "application/json" or essence.endswith("+json")
+
+
+def _file_part(name: str, value: Any, headers: dict[str, str]) -> Part:
+    """A file's part: its file object's name as the filename (``upload`` for bytes), and the
+    content type the document gives, else the one its name suggests, else
+    ``application/octet-stream`` (RFC 7578, 4.4)."""
+    named = getattr(value, "name", None)
+    filename = os.path.basename(named) if isinstance(named, str) and named else "upload"
+    content_type = headers.pop("Content-Type", None)
+    if content_type is None:
+        content_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    content = bytes(value) if isinstance(value, bytearray) else value
+    return name, (filename, content, content_type, headers)
+
+
+def _parts(name: str, value: Any, declared: Mapping[str, str], whole: bool = True) -> list[Part]:
+    """The parts of one field: a file as a file; a list as one part per item (RFC 7578, 4.3),
+    but as one JSON part where the document says the field is JSON; an object as a JSON part
+    (``application/json``, OpenAPI's default for one); a scalar as text, JSON text where the
+    document gives the part a JSON type. ``None`` sends nothing."""
+    headers = dict(declared)
+    content_type = headers.get("Content-Type")
+    if value is None:
+        return []
+    if _is_file(value):
+        return [_file_part(name, value, headers)]
+    if isinstance(value, list) and whole and not (content_type and _is_json_type(content_type)):
+        return [part for item in value for part in _parts(name, item, declared, False)]
+    if isinstance(value, (dict, list)) or (content_type and _is_json_type(content_type)):
+        headers.setdefault("Content-Type", "application/json")
+        text = json.dumps(value, separators=(",", ":"))
+    else:
+        text = _text(value)
+    content_type = headers.pop("Content-Type", None)
+    return [(name, (None, text.encode("utf-8"), content_type, headers))]
+
+
+def multipart_parts(
+    payload: Mapping[str, Any], encoding: Mapping[str, Mapping[str, str]] | None = None
+) -> list[Part]:
+    """A multipart/form-data body's parts (RFC 7578), each field's as :func:`_parts` says,
+    with the headers the document's ``encoding`` gives each field (its ``Content-Type``
+    among them)."""
+    encoding = encoding or {}
+    return [
+        part for key, value in payload.items() for part in _parts(key, value, encoding.get(key, {}))
+    ]
 
 
 def _text(value: object) -> str:
@@ -759,6 +815,7 @@ class _BaseClient:
         json: Any = None,
         data: Mapping[str, str | list[str]] | None = None,
         multipart: Mapping[str, Any] | None = None,
+        encoding: Mapping[str, Mapping[str, str]] | None = None,
         content: bytes | None = None,
         content_type: str | None = None,
         accept: str | None = None,
@@ -785,13 +842,17 @@ class _BaseClient:
             given_headers["Content-Type"] = content_type
         if accept is not None:
             given_headers["Accept"] = accept
-        files, fields = _multipart(multipart) if multipart is not None else (None, None)
+        files = multipart_parts(multipart, encoding) if multipart is not None else None
+        if multipart is not None and not files:  # no part: still a multipart body, an empty one
+            boundary = os.urandom(16).hex()
+            given_headers["Content-Type"] = f"multipart/form-data; boundary={boundary}"
+            content = f"--{boundary}--\r\n".encode("ascii")
         return httpx.Request(
             method,
             self._root + path,
             json=json,
-            data=data if data is not None else fields,
-            files=files,
+            data=data,
+            files=files or None,
             content=content,
             params=given_params,
             headers={**self._headers, **given_headers},
