@@ -24,6 +24,7 @@ from .pymodel import (
     PyType,
     attribute_name,
     body_fields,
+    other_kind,
     streams,
     success_kind,
     success_response,
@@ -177,6 +178,9 @@ class PyResponse:
 
     kind: Literal["json", "bytes", "text", "events", "none"]
     type: PyType | None = None
+    other: Literal["bytes", "text"] | None = None
+    """For a JSON response that the operation also offers as another media type: what a
+    response of another type is returned as (the response's ``Content-Type`` says which)."""
 
     @property
     def model(self) -> str | None:
@@ -188,14 +192,22 @@ class PyResponse:
     def annotation(self, is_async: bool) -> str:
         if self.kind == "json":
             assert self.type is not None
+            if self.other is not None:
+                return f"{self.type.read_annotation} | {_PYTHON_OF[self.other]}"
             return self.type.read_annotation
         if self.kind == "events":
             return "AsyncIterator[ServerSentEvent]" if is_async else "Iterator[ServerSentEvent]"
-        return {"bytes": "bytes", "text": "str", "none": "None"}[self.kind]
+        return _PYTHON_OF[self.kind]
+
+
+_PYTHON_OF = {"bytes": "bytes", "text": "str", "none": "None"}
 
 
 ERRORS_BY_STATUS_SINCE = "1.2"
 """The runtime release from which ``status_error`` takes the error models by status."""
+MEDIA_TYPES_SINCE = "1.3"
+"""The runtime release that sends multipart bodies part by part (``encoding=``) and reads a
+response by its media type (``_parse_or``)."""
 
 
 @dataclass(frozen=True)
@@ -334,7 +346,12 @@ class PyOperation:
         if args:
             lines = [f"{name}: {' '.join(text.split())}" for name, text in args]
             parts.append("\n".join(["Args:", *lines]))
-        if self.response.model:
+        if self.response.model and self.response.other:
+            parts.append(
+                f"Returns the {self.response.model}, or the response's {self.response.other}"
+                " where the server answers with another media type than JSON."
+            )
+        elif self.response.model:
             parts.append(f"Returns the {self.response.model}.")
         elif self.response.kind == "events":
             parts.append("Returns the server-sent events as they arrive.")
@@ -565,11 +582,19 @@ class PyClient:
     @property
     def runtime_releases(self) -> tuple[str, ...]:
         """The runtime releases (``major.minor``) the client needs beyond its major version's
-        first: reading error bodies by status needs 1.2."""
+        first: reading error bodies by status needs 1.2; multipart bodies and responses read
+        by their media type need 1.3."""
         by_status = any(
             op.error_model is not None and op.error_model.startswith("{") for op in self.operations
         )
-        return (ERRORS_BY_STATUS_SINCE,) if by_status else ()
+        media = any(
+            op.response.other is not None or (op.body is not None and op.body.kind == "multipart")
+            for op in self.operations
+        )
+        return (
+            *((ERRORS_BY_STATUS_SINCE,) if by_status else ()),
+            *((MEDIA_TYPES_SINCE,) if media else ()),
+        )
 
     @property
     def error_annotation(self) -> str:
@@ -740,7 +765,7 @@ def _operations(
     if body is not None and body.kind == "multipart":
         body = replace(body, parts=_parts(doc, op))
     kind = success_kind(op)
-    response = PyResponse(kind, types.response if kind == "json" else None)
+    response = PyResponse(kind, types.response if kind == "json" else None, other_kind(op))
     method = PyOperation(
         key=op.key,
         method_name=names.methods.get(op.route),

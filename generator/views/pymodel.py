@@ -862,6 +862,22 @@ def success_kind(op: ir.Operation) -> Literal["json", "bytes", "text", "events",
     return "text" if first.startswith("text/") else "bytes"
 
 
+def other_kind(op: ir.Operation) -> Literal["bytes", "text"] | None:
+    """What else a JSON success response can be, where it also offers a type that is neither
+    JSON nor an event stream (a download beside its record): text for ``text/*``, else bytes."""
+    success = success_response(op)
+    if success is None or success_kind(op) != "json":
+        return None
+    others = [
+        media_essence(t)
+        for t in success.content_types
+        if not is_json(t) and media_essence(t) != EVENT_STREAM
+    ]
+    if not others:
+        return None
+    return "text" if all(t.startswith("text/") for t in others) else "bytes"
+
+
 def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
     """The models of ``revisions[position]``, knowing the fields of the revisions before it,
     and every name of its package, named as the revisions before it named them."""

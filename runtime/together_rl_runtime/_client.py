@@ -54,7 +54,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, ClassVar, Final, Literal, TypeVar, cast
+from typing import Any, ClassVar, Final, Literal, TypeVar, cast, overload
 from urllib.parse import quote
 
 import httpx
@@ -928,6 +928,40 @@ class _BaseClient:
                 f"the {response.status_code} response is not as the API describes it: {exc}",
                 response=response,
             ) from exc
+
+    @overload
+    def _parse_or(
+        self,
+        response: httpx.Response,
+        read: Callable[[object, str], T],
+        error_model: ErrorModels,
+        other: Literal["bytes"],
+    ) -> T | bytes: ...
+
+    @overload
+    def _parse_or(
+        self,
+        response: httpx.Response,
+        read: Callable[[object, str], T],
+        error_model: ErrorModels,
+        other: Literal["text"],
+    ) -> T | str: ...
+
+    def _parse_or(
+        self,
+        response: httpx.Response,
+        read: Callable[[object, str], T],
+        error_model: ErrorModels,
+        other: Literal["bytes", "text"],
+    ) -> T | bytes | str:
+        """A success response of an operation that offers JSON and another media type, read
+        as its ``Content-Type`` says: JSON (or no type) by ``read``, as :meth:`_parse` reads
+        it; any other type as its bytes (``other="bytes"``) or its text. The body is bounded
+        as every response's is (``max_response_bytes``)."""
+        declared = response.headers.get("content-type")
+        if response.is_error or declared is None or _is_json_type(declared):
+            return self._parse(response, read, error_model)
+        return response.content if other == "bytes" else response.text
 
 
 class SyncAPIClient(_BaseClient):
