@@ -176,7 +176,7 @@ class PyResponse:
     """What a method returns: a JSON value read by ``type``'s reader, bytes, text, an iterator
     of server-sent events, or nothing."""
 
-    kind: Literal["json", "bytes", "text", "events", "none"]
+    kind: Literal["json", "bytes", "text", "events", "chunks", "none"]
     type: PyType | None = None
     other: Literal["bytes", "text"] | None = None
     """For a JSON response that the operation also offers as another media type: what a
@@ -195,8 +195,9 @@ class PyResponse:
             if self.other is not None:
                 return f"{self.type.read_annotation} | {_PYTHON_OF[self.other]}"
             return self.type.read_annotation
-        if self.kind == "events":
-            return "AsyncIterator[ServerSentEvent]" if is_async else "Iterator[ServerSentEvent]"
+        if self.kind in ("events", "chunks"):
+            item = "ServerSentEvent" if self.kind == "events" else "bytes"
+            return f"AsyncIterator[{item}]" if is_async else f"Iterator[{item}]"
         return _PYTHON_OF[self.kind]
 
 
@@ -206,8 +207,8 @@ _PYTHON_OF = {"bytes": "bytes", "text": "str", "none": "None"}
 ERRORS_BY_STATUS_SINCE = "1.2"
 """The runtime release from which ``status_error`` takes the error models by status."""
 MEDIA_TYPES_SINCE = "1.3"
-"""The runtime release that sends multipart bodies part by part (``encoding=``) and reads a
-response by its media type (``_parse_or``)."""
+"""The runtime release that sends multipart bodies part by part (``encoding=``), reads a
+response by its media type (``_parse_or``) and streams a download (``_download``)."""
 
 
 @dataclass(frozen=True)
@@ -355,6 +356,11 @@ class PyOperation:
             parts.append(f"Returns the {self.response.model}.")
         elif self.response.kind == "events":
             parts.append("Returns the server-sent events as they arrive.")
+        elif self.response.kind == "chunks":
+            parts.append(
+                "Returns the response's bytes in pieces as they arrive: a download of any"
+                " size, which ``max_response_bytes`` does not bound."
+            )
         elif self.response.kind in ("bytes", "text"):
             parts.append(f"Returns the response's {self.response.kind}.")
         return "\n\n".join(parts)
@@ -588,7 +594,9 @@ class PyClient:
             op.error_model is not None and op.error_model.startswith("{") for op in self.operations
         )
         media = any(
-            op.response.other is not None or (op.body is not None and op.body.kind == "multipart")
+            op.response.other is not None
+            or op.response.kind == "chunks"
+            or (op.body is not None and op.body.kind == "multipart")
             for op in self.operations
         )
         return (
@@ -793,6 +801,16 @@ def _operations(
             }
         )
         return [method, stream]
+    if kind == "bytes":
+        download = PyOperation(
+            **{
+                **method.__dict__,
+                "method_name": names.methods.get((op.route, "stream")),
+                "response": PyResponse("chunks"),
+                "summary": (op.summary or method.method_name) + ", in pieces as it arrives",
+            }
+        )
+        return [method, download]
     return [method]
 
 

@@ -739,8 +739,9 @@ class _Builder:
         )
 
     def client_names(self, operations: Mapping[str, OperationTypes]) -> None:
-        """The names of the client's methods (each operation's, then the ``_stream`` twins), of
-        their arguments and of the operations' pages."""
+        """The names of the client's methods (each operation's, then the ``_stream`` twins: of
+        server-sent events, and of a download in pieces), of their arguments and of the
+        operations' pages."""
         methods = self.names.methods
         methods.assign(
             Claim(
@@ -757,10 +758,14 @@ class _Builder:
                 key=(op.route, "stream"),
                 plain=methods.get(op.route) + "_stream",
                 pointer=op.pointer,
-                what=f"the server-sent events of {op.key}",
+                what=(
+                    f"the server-sent events of {op.key}"
+                    if success_kind(op) == "json"
+                    else f"the download of {op.key}, in pieces"
+                ),
             )
             for op in self.doc.operations
-            if success_kind(op) == "json" and streams(op)
+            if (success_kind(op) == "json" and streams(op)) or success_kind(op) == "bytes"
         )
         for op in self.doc.operations:
             self.arguments(op, operations[op.route])

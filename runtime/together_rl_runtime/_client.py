@@ -59,7 +59,7 @@ from urllib.parse import quote
 
 import httpx
 
-from ._bounds import aevents, aread, attempt, events, hold_streams, read, within
+from ._bounds import achunks, aevents, aread, attempt, chunks, events, hold_streams, read, within
 from ._exceptions import (
     APIConnectionError,
     APIResponseValidationError,
@@ -470,6 +470,24 @@ def _events_of(response: httpx.Response, limit: int) -> Iterator[ServerSentEvent
     """The events of a streamed response, with the failures of reading them as our errors."""
     try:
         yield from events(response, limit)
+    except httpx.HTTPError as exc:
+        raise _connection_error(response.request, exc) from exc
+
+
+def _chunks_of(response: httpx.Response) -> Iterator[bytes]:
+    """The body of a streamed download as it arrives, with the failures of reading it as our
+    errors."""
+    try:
+        yield from chunks(response)
+    except httpx.HTTPError as exc:
+        raise _connection_error(response.request, exc) from exc
+
+
+async def _achunks_of(response: httpx.Response) -> AsyncIterator[bytes]:
+    """:func:`_chunks_of`, read asynchronously."""
+    try:
+        async for piece in achunks(response):
+            yield piece
     except httpx.HTTPError as exc:
         raise _connection_error(response.request, exc) from exc
 
@@ -1067,6 +1085,17 @@ class SyncAPIClient(_BaseClient):
             raise status_error(response, error)
         return _events_of(response, self.max_response_bytes)
 
+    def _download(
+        self, request: httpx.Request, *, resendable: bool, error: ErrorModels
+    ) -> Iterator[bytes]:
+        """Send ``request`` and return its response's body in pieces as they arrive (a
+        download of any size, which ``max_response_bytes`` does not bound; an error response
+        is read within it and raises)."""
+        response = self._send(request, resendable=resendable, stream=True)
+        if response.is_error:
+            raise status_error(response, error)
+        return _chunks_of(response)
+
     def _wait(
         self,
         operation_or_id: M | str,
@@ -1192,6 +1221,15 @@ class AsyncAPIClient(_BaseClient):
         if response.is_error:
             raise status_error(response, error)
         return _aevents_of(response, self.max_response_bytes)
+
+    async def _download(
+        self, request: httpx.Request, *, resendable: bool, error: ErrorModels
+    ) -> AsyncIterator[bytes]:
+        """:meth:`SyncAPIClient._download`, awaited."""
+        response = await self._send(request, resendable=resendable, stream=True)
+        if response.is_error:
+            raise status_error(response, error)
+        return _achunks_of(response)
 
     async def _wait(
         self,

@@ -5,11 +5,13 @@ its ``Content-Type`` says."""
 
 from __future__ import annotations
 
+import asyncio
+import gzip
 import io
 import json
 import subprocess
 import sys
-from pathlib import Path
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -161,7 +163,27 @@ class Recorder:
     def __call__(self, request: httpx.Request) -> httpx.Response:
         request.read()
         self.requests.append(request)
-        return self.replies.get(request.url.path, httpx.Response(204))
+        reply = self.replies.get(request.url.path, httpx.Response(204))
+        return reply() if callable(reply) else reply
+
+
+class Arriving(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A body that arrives as a server's does, in pieces (the client streams it)."""
+
+    def __init__(self, body: bytes, piece: int = 100_000) -> None:
+        self.pieces = [body[i : i + piece] for i in range(0, len(body), piece)]
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.pieces
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in self.pieces:
+            yield piece
+
+
+def arriving(body: bytes, **headers: str) -> Callable[[], httpx.Response]:
+    """A reply, made anew for each request, whose body arrives in pieces."""
+    return lambda: httpx.Response(200, headers=headers, stream=Arriving(body))
 
 
 def sent(uploads: Any, call: str, replies: dict[str, httpx.Response] | None = None, **kwargs: Any):
@@ -292,3 +314,36 @@ def test_a_part_header_without_one_value_is_left_to_the_server():
         }
     )
     assert body.encoding == (ir.PartEncoding(name="note"),)
+
+
+def test_a_download_comes_whole_within_the_bound_or_in_pieces_of_any_size(uploads):
+    big = bytes(range(256)) * 4096  # 1 MiB
+    recorder = Recorder({"/download": arriving(big)})
+    transport = httpx.MockTransport(recorder)
+    with uploads.Client(transport=transport, max_response_bytes=len(big) - 1) as client:
+        with pytest.raises(uploads.APIError, match="the client's max_response_bytes"):
+            client.download()
+        pieces = list(client.download_stream())
+    assert b"".join(pieces) == big
+    assert len(pieces) > 1 and max(map(len, pieces)) <= 64 * 1024
+
+
+def test_a_download_in_pieces_is_decoded_and_an_error_raises(uploads):
+    big = b"x" * (1 << 20)
+    gzipped = arriving(gzip.compress(big), **{"content-encoding": "gzip"})
+    recorder = Recorder({"/download": gzipped})
+    with uploads.Client(transport=httpx.MockTransport(recorder), max_response_bytes=1) as client:
+        assert b"".join(client.download_stream()) == big
+    with pytest.raises(uploads.NotFoundError):
+        sent(uploads, "download_stream", {"/download": httpx.Response(404, text="gone")})
+
+
+def test_an_async_download_comes_in_pieces(uploads):
+    body = b"y" * 200_000
+    recorder = Recorder({"/download": arriving(body)})
+
+    async def run() -> bytes:
+        async with uploads.AsyncClient(transport=httpx.MockTransport(recorder)) as client:
+            return b"".join([piece async for piece in await client.download_stream()])
+
+    assert asyncio.run(run()) == body
