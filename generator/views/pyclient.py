@@ -24,6 +24,7 @@ from .pymodel import (
     PyType,
     attribute_name,
     body_fields,
+    downloads,
     other_kind,
     streams,
     success_kind,
@@ -801,7 +802,7 @@ def _operations(
             }
         )
         return [method, stream]
-    if kind == "bytes":
+    if downloads(op):
         download = PyOperation(
             **{
                 **method.__dict__,

@@ -765,7 +765,7 @@ class _Builder:
                 ),
             )
             for op in self.doc.operations
-            if (success_kind(op) == "json" and streams(op)) or success_kind(op) == "bytes"
+            if (success_kind(op) == "json" and streams(op)) or downloads(op)
         )
         for op in self.doc.operations:
             self.arguments(op, operations[op.route])
@@ -865,6 +865,16 @@ def success_kind(op: ir.Operation) -> Literal["json", "bytes", "text", "events",
     if first == EVENT_STREAM:
         return "events"
     return "text" if first.startswith("text/") else "bytes"
+
+
+def downloads(op: ir.Operation) -> bool:
+    """Whether the success response is a file to download (bytes with no schema, or a binary
+    string's), which its method's ``_stream`` twin returns in pieces."""
+    success = success_response(op)
+    if success is None or success_kind(op) != "bytes":
+        return False
+    schema = success.schema
+    return schema is None or (isinstance(schema, ir.Primitive) and schema.binary)
 
 
 def other_kind(op: ir.Operation) -> Literal["bytes", "text"] | None:
