@@ -34,7 +34,8 @@ slowly:
   polls the same way (they raise OperationTimeoutError).
 - ``max_response_bytes`` (64 MiB by default) bounds a response's body, counted as it is decoded
   (``gzip`` and ``deflate`` are read, within the bound): beyond it the call raises
-  APIResponseTooLargeError; an event stream's lines and events are bounded each by the same.
+  APIResponseTooLargeError; an event stream's lines and events are bounded each by the same. A
+  download read in pieces (``_download``) is held at most 64 KiB at a time, whatever its size.
 """
 
 from __future__ import annotations
@@ -845,7 +846,8 @@ class _BaseClient:
     ) -> httpx.Request:
         """The request of one call: the client's headers, the operation's parameters and body,
         and the API key as the operation's security scheme (``auth``; the spec's default where
-        the method names none) sends it."""
+        the method names none) sends it. A ``multipart`` body is sent as
+        :func:`multipart_parts` makes it, each field with its ``encoding`` headers."""
         given_headers = {k: str(v) for k, v in (headers or {}).items() if v is not None}
         given_cookies = {k: v for k, v in (cookies or {}).items() if isinstance(v, str)}
         given_params = {k: v for k, v in (params or {}).items() if v is not None}
