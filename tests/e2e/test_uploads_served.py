@@ -6,15 +6,12 @@ retry, and a body of no file still multipart."""
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 
 import pytest
 
 from support.loopback import LoopbackServer, Reply
 from support.multipart import parts
-from support.packages import load_package
-from support.paths import ROOT
+from support.packages import generate_package
 from support.realworld import REAL_WORLD
 
 DOCUMENT = REAL_WORLD.parent / "real-world-next" / "readme-file-uploads-3.0.json"
@@ -25,15 +22,7 @@ pytestmark = pytest.mark.skipif(not DOCUMENT.is_file(), reason=f"no {DOCUMENT}")
 @pytest.fixture(scope="module")
 def uploads(tmp_path_factory):
     out = tmp_path_factory.mktemp("readme") / "package"
-    result = subprocess.run(
-        [sys.executable, "-m", "generator", "generate", "--spec", str(DOCUMENT), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    (name,) = [p.name for p in out.iterdir() if (p / "__init__.py").is_file()]
-    return load_package(out, name, "readme_uploads_served")
+    return generate_package(DOCUMENT, out, "readme_uploads_served")
 
 
 def received(seen):

@@ -9,8 +9,6 @@ import asyncio
 import gzip
 import io
 import json
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -20,8 +18,18 @@ import pytest
 from generator.reading import ir
 from generator.reading.parser import parse_document
 from support.multipart import parts
-from support.packages import load_package
-from support.paths import ROOT
+from support.packages import generate_package
+
+
+def _taking(operation_id: str, media_type: str, field: str) -> dict[str, Any]:
+    """An operation whose body, of ``media_type``, is an object of one string ``field``."""
+    schema = {"type": "object", "properties": {field: {"type": "string"}}}
+    return {
+        "operationId": operation_id,
+        "requestBody": {"content": {media_type: {"schema": schema}}},
+        "responses": {"204": {"description": "done"}},
+    }
+
 
 DOC: dict[str, Any] = {
     "openapi": "3.1.0",
@@ -73,32 +81,8 @@ DOC: dict[str, Any] = {
                 "responses": {"204": {"description": "done"}},
             }
         },
-        "/fields": {
-            "post": {
-                "operationId": "fields",
-                "requestBody": {
-                    "content": {
-                        "multipart/form-data": {
-                            "schema": {"type": "object", "properties": {"name": {"type": "string"}}}
-                        }
-                    }
-                },
-                "responses": {"204": {"description": "done"}},
-            }
-        },
-        "/patch": {
-            "patch": {
-                "operationId": "patch",
-                "requestBody": {
-                    "content": {
-                        "application/merge-patch+json": {
-                            "schema": {"type": "object", "properties": {"a": {"type": "string"}}}
-                        }
-                    }
-                },
-                "responses": {"204": {"description": "done"}},
-            }
-        },
+        "/fields": {"post": _taking("fields", "multipart/form-data", "name")},
+        "/patch": {"patch": _taking("patch", "application/merge-patch+json", "a")},
         "/download": {
             "get": {
                 "operationId": "download",
@@ -141,16 +125,7 @@ DOC: dict[str, Any] = {
 def uploads(tmp_path_factory):
     folder = tmp_path_factory.mktemp("uploads")
     (folder / "uploads.json").write_text(json.dumps(DOC))
-    out = folder / "package"
-    result = subprocess.run(
-        [sys.executable, "-m", "generator", "generate", "--spec", str(folder / "uploads.json")]
-        + ["--out", str(out)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return load_package(out, "uploads", "uploads_media_types")
+    return generate_package(folder / "uploads.json", folder / "package", "uploads_media_types")
 
 
 class Recorder:
