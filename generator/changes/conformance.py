@@ -77,7 +77,7 @@ def _reader(doc: ir.Document, schema: ir.Schema, strict: bool) -> Reader:
 
 def _plain(doc: ir.Document, schema: ir.Schema, strict: bool) -> Reader:
     if isinstance(schema, ir.Primitive):
-        if schema.type == "string" and schema.format == "binary":
+        if schema.binary:
             return _model.check_file
         checks: dict[str, Reader] = {
             "string": _model.check_string,

@@ -66,6 +66,23 @@ class Primitive(SchemaBase):
 
     type: PrimitiveType
     format: str | None = None
+    content_media_type: str | None = None
+    """A string's ``contentMediaType`` (OpenAPI 3.1): the media type of what it holds."""
+    content_encoding: str | None = None
+    """A string's ``contentEncoding`` (OpenAPI 3.1, ``base64``): how it holds its content."""
+
+    @property
+    def binary(self) -> bool:
+        """Whether the string is a file's raw bytes: ``format: binary`` (OpenAPI 3.0), or
+        (OpenAPI 3.1) a ``contentMediaType`` that is not text, with no ``contentEncoding``
+        that makes it text."""
+        if self.type != "string":
+            return False
+        if self.format == "binary":
+            return True
+        media = (self.content_media_type or "").split(";")[0].strip().lower()
+        textual = media.startswith("text/") or media.endswith(("json", "xml"))
+        return bool(media) and not textual and self.content_encoding is None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,6 +224,18 @@ class Parameter:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PartEncoding:
+    """How one field of a multipart body travels (OpenAPI's Encoding Object)."""
+
+    name: str
+    content_type: str | None = None
+    """The part's media type, the first the document lists that names one type."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """The part's headers that have one value (a ``default``, a ``const`` or an ``enum`` of
+    one), as text."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class RequestBody:
     """An operation's request body (its first media type, JSON where there is one)."""
 
@@ -215,6 +244,8 @@ class RequestBody:
     content_type: str
     schema: Schema | None
     description: str | None = None
+    encoding: tuple[PartEncoding, ...] = ()
+    """The ``encoding`` of a multipart body's fields, in the document's order."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,26 +6,26 @@ from __future__ import annotations
 import re
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
 from .. import literals
 from ..errors import SpecError, UnsupportedConstructError
 from ..reading import ir
-from ..reading.parser import is_json, media_essence
+from ..reading.parser import FORM, MULTIPART, is_json, media_essence
 from ..reading.runtime import CLIENT_HELPERS
 from ..reading.statuses import Kind, StatusKinds, by_name
 from ..reading.values import constraints_of
 from .naming import Claim
 from .pymodel import (
-    FORM,
-    MULTIPART,
     Names,
     PyField,
     PyModule,
     PyType,
     attribute_name,
     body_fields,
+    downloads,
+    other_kind,
     streams,
     success_kind,
     success_response,
@@ -148,6 +148,22 @@ class PyBody:
     type: PyType | None
     """The type of the ``body`` argument, where there is no model (``None`` for raw bytes)."""
     required: bool
+    parts: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    """A multipart body's fields' own headers (their ``Content-Type`` among them), by the
+    field's key: the document's ``encoding``, and a file's ``contentMediaType``."""
+
+    @property
+    def sent_content_type(self) -> str | None:
+        """The content type a JSON body is sent with where it is not plain ``application/json``
+        (``application/merge-patch+json``): the document's, kept."""
+        if self.kind == "json" and media_essence(self.content_type) != "application/json":
+            return self.content_type
+        return None
+
+    @property
+    def encoding(self) -> str:
+        """The ``parts`` as the expression the runtime takes: ``{"file": {"Content-Type": ...}}``."""
+        return literals.pyrepr({key: dict(headers) for key, headers in self.parts})
 
     @property
     def annotation(self) -> str:
@@ -161,8 +177,11 @@ class PyResponse:
     """What a method returns: a JSON value read by ``type``'s reader, bytes, text, an iterator
     of server-sent events, or nothing."""
 
-    kind: Literal["json", "bytes", "text", "events", "none"]
+    kind: Literal["json", "bytes", "text", "events", "chunks", "none"]
     type: PyType | None = None
+    other: Literal["bytes", "text"] | None = None
+    """For a JSON response that the operation also offers as another media type: what a
+    response of another type is returned as (the response's ``Content-Type`` says which)."""
 
     @property
     def model(self) -> str | None:
@@ -174,14 +193,23 @@ class PyResponse:
     def annotation(self, is_async: bool) -> str:
         if self.kind == "json":
             assert self.type is not None
+            if self.other is not None:
+                return f"{self.type.read_annotation} | {_PYTHON_OF[self.other]}"
             return self.type.read_annotation
-        if self.kind == "events":
-            return "AsyncIterator[ServerSentEvent]" if is_async else "Iterator[ServerSentEvent]"
-        return {"bytes": "bytes", "text": "str", "none": "None"}[self.kind]
+        if self.kind in ("events", "chunks"):
+            item = "ServerSentEvent" if self.kind == "events" else "bytes"
+            return f"AsyncIterator[{item}]" if is_async else f"Iterator[{item}]"
+        return _PYTHON_OF[self.kind]
+
+
+_PYTHON_OF = {"bytes": "bytes", "text": "str", "none": "None"}
 
 
 ERRORS_BY_STATUS_SINCE = "1.2"
 """The runtime release from which ``status_error`` takes the error models by status."""
+MEDIA_TYPES_SINCE = "1.3"
+"""The runtime release that sends multipart bodies part by part (``encoding=``), reads a
+response by its media type (``_parse_or``) and streams a download (``_download``)."""
 
 
 @dataclass(frozen=True)
@@ -320,10 +348,20 @@ class PyOperation:
         if args:
             lines = [f"{name}: {' '.join(text.split())}" for name, text in args]
             parts.append("\n".join(["Args:", *lines]))
-        if self.response.model:
+        if self.response.model and self.response.other:
+            parts.append(
+                f"Returns the {self.response.model}, or the response's {self.response.other}"
+                " where the server answers with another media type than JSON."
+            )
+        elif self.response.model:
             parts.append(f"Returns the {self.response.model}.")
         elif self.response.kind == "events":
             parts.append("Returns the server-sent events as they arrive.")
+        elif self.response.kind == "chunks":
+            parts.append(
+                "Returns the response's bytes in pieces as they arrive: a download of any"
+                " size, which ``max_response_bytes`` does not bound."
+            )
         elif self.response.kind in ("bytes", "text"):
             parts.append(f"Returns the response's {self.response.kind}.")
         return "\n\n".join(parts)
@@ -551,11 +589,21 @@ class PyClient:
     @property
     def runtime_releases(self) -> tuple[str, ...]:
         """The runtime releases (``major.minor``) the client needs beyond its major version's
-        first: reading error bodies by status needs 1.2."""
+        first: reading error bodies by status needs 1.2; multipart bodies and responses read
+        by their media type need 1.3."""
         by_status = any(
             op.error_model is not None and op.error_model.startswith("{") for op in self.operations
         )
-        return (ERRORS_BY_STATUS_SINCE,) if by_status else ()
+        media = any(
+            op.response.other is not None
+            or op.response.kind == "chunks"
+            or (op.body is not None and op.body.kind == "multipart")
+            for op in self.operations
+        )
+        return (
+            *((ERRORS_BY_STATUS_SINCE,) if by_status else ()),
+            *((MEDIA_TYPES_SINCE,) if media else ()),
+        )
 
     @property
     def error_annotation(self) -> str:
@@ -723,8 +771,10 @@ def _operations(
     except UnicodeEncodeError:
         raise SpecError(op.pointer, "the path holds a lone surrogate, which no URL can carry")
     body, removed = _body(op, module, names, types.body)
+    if body is not None and body.kind == "multipart":
+        body = replace(body, parts=_parts(doc, op))
     kind = success_kind(op)
-    response = PyResponse(kind, types.response if kind == "json" else None)
+    response = PyResponse(kind, types.response if kind == "json" else None, other_kind(op))
     method = PyOperation(
         key=op.key,
         method_name=names.methods.get(op.route),
@@ -752,6 +802,16 @@ def _operations(
             }
         )
         return [method, stream]
+    if downloads(op):
+        download = PyOperation(
+            **{
+                **method.__dict__,
+                "method_name": names.methods.get((op.route, "stream")),
+                "response": PyResponse("chunks"),
+                "summary": (op.summary or method.method_name) + ", in pieces as it arrives",
+            }
+        )
+        return [method, download]
     return [method]
 
 
@@ -820,6 +880,33 @@ def _body(
             body.pointer, "a form or multipart body that is not an object of fields"
         )
     return PyBody("json", body.content_type, None, (), kind, body.required), ()
+
+
+def _parts(
+    doc: ir.Document, op: ir.Operation
+) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """The headers of a multipart body's fields: the document's ``encoding`` of each, and for a
+    file (or a list of files) that it gives none, the file's ``contentMediaType``."""
+    body = op.request_body
+    assert body is not None
+    found: dict[str, tuple[tuple[str, str], ...]] = {}
+    for entry in body.encoding:
+        typed = (("Content-Type", entry.content_type),) if entry.content_type else ()
+        if typed or entry.headers:
+            found[entry.name] = typed + entry.headers
+    schema = doc.resolve(body.schema) if body.schema is not None else None
+    for prop in schema.properties if isinstance(schema, ir.Object) else ():
+        value = doc.resolve(prop.schema)
+        value = doc.resolve(value.items) if isinstance(value, ir.Array) else value
+        declared = value.content_media_type if isinstance(value, ir.Primitive) else None
+        if not (isinstance(value, ir.Primitive) and value.binary and declared):
+            continue
+        if "*" in declared or "," in declared:
+            continue
+        headers = found.get(prop.name, ())
+        if not any(name.lower() == "content-type" for name, _ in headers):
+            found[prop.name] = (("Content-Type", declared), *headers)
+    return tuple(found.items())
 
 
 def _error_models(op: ir.Operation, module: PyModule) -> tuple[tuple[str, str], ...]:

@@ -17,7 +17,7 @@ from ..changes.diff import renamed_schemas
 from ..literals import pyrepr
 from ..pointer import join
 from ..reading import ir
-from ..reading.parser import is_json, media_essence
+from ..reading.parser import FORM, MULTIPART, is_json, media_essence
 from ..reading.revisions import Revision
 from ..reading.runtime import CLIENT_HELPERS, interface
 from ..reading.values import constraints_of
@@ -615,7 +615,7 @@ class _Builder:
         if isinstance(schema, ir.Primitive):
             if schema.type == "null":
                 return PyType("null")
-            if schema.type == "string" and schema.format == "binary":
+            if schema.binary:
                 return PyType("file")
             return PyType("primitive", schema.type)
         if isinstance(schema, ir.Enum):
@@ -739,8 +739,9 @@ class _Builder:
         )
 
     def client_names(self, operations: Mapping[str, OperationTypes]) -> None:
-        """The names of the client's methods (each operation's, then the ``_stream`` twins), of
-        their arguments and of the operations' pages."""
+        """The names of the client's methods (each operation's, then the ``_stream`` twins: of
+        server-sent events, and of a download in pieces), of their arguments and of the
+        operations' pages."""
         methods = self.names.methods
         methods.assign(
             Claim(
@@ -757,10 +758,14 @@ class _Builder:
                 key=(op.route, "stream"),
                 plain=methods.get(op.route) + "_stream",
                 pointer=op.pointer,
-                what=f"the server-sent events of {op.key}",
+                what=(
+                    f"the server-sent events of {op.key}"
+                    if success_kind(op) == "json"
+                    else f"the download of {op.key}, in pieces"
+                ),
             )
             for op in self.doc.operations
-            if success_kind(op) == "json" and streams(op)
+            if (success_kind(op) == "json" and streams(op)) or downloads(op)
         )
         for op in self.doc.operations:
             self.arguments(op, operations[op.route])
@@ -862,6 +867,32 @@ def success_kind(op: ir.Operation) -> Literal["json", "bytes", "text", "events",
     return "text" if first.startswith("text/") else "bytes"
 
 
+def downloads(op: ir.Operation) -> bool:
+    """Whether the success response is a file to download (bytes with no schema, or a binary
+    string's), which its method's ``_stream`` twin returns in pieces."""
+    success = success_response(op)
+    if success is None or success_kind(op) != "bytes":
+        return False
+    schema = success.schema
+    return schema is None or (isinstance(schema, ir.Primitive) and schema.binary)
+
+
+def other_kind(op: ir.Operation) -> Literal["bytes", "text"] | None:
+    """What else a JSON success response can be, where it also offers a type that is neither
+    JSON nor an event stream (a download beside its record): text for ``text/*``, else bytes."""
+    success = success_response(op)
+    if success is None or success_kind(op) != "json":
+        return None
+    others = [
+        media_essence(t)
+        for t in success.content_types
+        if not is_json(t) and media_essence(t) != EVENT_STREAM
+    ]
+    if not others:
+        return None
+    return "text" if all(t.startswith("text/") for t in others) else "bytes"
+
+
 def build_module(revisions: Sequence[Revision], position: int) -> PyModule:
     """The models of ``revisions[position]``, knowing the fields of the revisions before it,
     and every name of its package, named as the revisions before it named them."""
@@ -945,10 +976,6 @@ def _structured(media_type: str) -> bool:
     """Whether a request body of this type is built from a schema's fields (JSON or a form)."""
     essence = media_essence(media_type)
     return is_json(essence) or essence in (FORM, MULTIPART)
-
-
-FORM = "application/x-www-form-urlencoded"
-MULTIPART = "multipart/form-data"
 
 
 def _response_schemas(doc: ir.Document) -> frozenset[str]:

@@ -247,6 +247,33 @@ async def aevents(response: httpx.Response, limit: int) -> AsyncIterator[ServerS
         await response.aclose()
 
 
+CHUNK = 64 * 1024
+"""The most one piece of a streamed download holds once decoded."""
+
+
+def chunks(response: httpx.Response) -> Iterator[bytes]:
+    """A streamed response's body as it arrives, decoded (``gzip``, ``deflate``), in pieces of
+    at most :data:`CHUNK` bytes, each decoded only when the one before has been taken, so that
+    a download of any size is held a piece at a time; the response is closed when they end."""
+    try:
+        decoder = _Decoder(response)
+        for raw in response.iter_raw(CHUNK):
+            yield from decoder.pieces(raw, CHUNK)
+    finally:
+        response.close()
+
+
+async def achunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """:func:`chunks`, read asynchronously."""
+    try:
+        decoder = _Decoder(response)
+        async for raw in response.aiter_raw(CHUNK):
+            for piece in decoder.pieces(raw, CHUNK):
+                yield piece
+    finally:
+        await response.aclose()
+
+
 @contextmanager
 def attempt(ends: float | None) -> Iterator[None]:
     """Within it, the reads and writes of the streams :func:`hold_streams` holds end at

@@ -34,7 +34,8 @@ slowly:
   polls the same way (they raise OperationTimeoutError).
 - ``max_response_bytes`` (64 MiB by default) bounds a response's body, counted as it is decoded
   (``gzip`` and ``deflate`` are read, within the bound): beyond it the call raises
-  APIResponseTooLargeError; an event stream's lines and events are bounded each by the same.
+  APIResponseTooLargeError; an event stream's lines and events are bounded each by the same. A
+  download read in pieces (``_download``) is held at most 64 KiB at a time, whatever its size.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ import enum
 import functools
 import json
 import logging
+import mimetypes
 import os
 import random
 import time
@@ -53,12 +55,12 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, ClassVar, Final, Literal, TypeVar, cast
+from typing import Any, ClassVar, Final, Literal, TypeVar, cast, overload
 from urllib.parse import quote
 
 import httpx
 
-from ._bounds import aevents, aread, attempt, events, hold_streams, read, within
+from ._bounds import achunks, aevents, aread, attempt, chunks, events, hold_streams, read, within
 from ._exceptions import (
     APIConnectionError,
     APIResponseValidationError,
@@ -210,10 +212,65 @@ def form(payload: Mapping[str, Any]) -> dict[str, str | list[str]]:
     }
 
 
-def _multipart(payload: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A multipart body's files (bytes or binary file objects) and its other fields as text."""
-    files = {k: v for k, v in payload.items() if isinstance(v, bytes) or hasattr(v, "read")}
-    return files, form({k: v for k, v in payload.items() if k not in files})
+Part = tuple[str, tuple[str | None, Any, str | None, dict[str, str]]]
+"""One part of a multipart body as httpx sends it: ``(name, (filename, content, content type,
+headers))``; a part without a filename is a field, one with a filename a file."""
+
+
+def _is_file(value: object) -> bool:
+    return isinstance(value, (bytes, bytearray)) or callable(getattr(value, "read", None))
+
+
+def _is_json_type(content_type: str) -> bool:
+    essence = content_type.split(";")[0].strip().lower()
+    return essence == "application/json" or essence.endswith("+json")
+
+
+def _file_part(name: str, value: Any, headers: dict[str, str]) -> Part:
+    """A file's part: its file object's name as the filename (``upload`` for bytes), and the
+    content type the document gives, else the one its name suggests, else
+    ``application/octet-stream`` (RFC 7578, 4.4)."""
+    named = getattr(value, "name", None)
+    filename = os.path.basename(named) if isinstance(named, str) and named else "upload"
+    content_type = headers.pop("Content-Type", None)
+    if content_type is None:
+        content_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    content = bytes(value) if isinstance(value, bytearray) else value
+    return name, (filename, content, content_type, headers)
+
+
+def _parts(name: str, value: Any, declared: Mapping[str, str], whole: bool = True) -> list[Part]:
+    """The parts of one field: a file as a file; a list as one part per item (RFC 7578, 4.3),
+    but as one JSON part where the document says the field is JSON; an object as a JSON part
+    (``application/json``, OpenAPI's default for one); a scalar as text, JSON text where the
+    document gives the part a JSON type. ``None`` sends nothing."""
+    headers = dict(declared)
+    content_type = headers.get("Content-Type")
+    if value is None:
+        return []
+    if _is_file(value):
+        return [_file_part(name, value, headers)]
+    if isinstance(value, list) and whole and not (content_type and _is_json_type(content_type)):
+        return [part for item in value for part in _parts(name, item, declared, False)]
+    if isinstance(value, (dict, list)) or (content_type and _is_json_type(content_type)):
+        headers.setdefault("Content-Type", "application/json")
+        text = json.dumps(value, separators=(",", ":"))
+    else:
+        text = _text(value)
+    content_type = headers.pop("Content-Type", None)
+    return [(name, (None, text.encode("utf-8"), content_type, headers))]
+
+
+def multipart_parts(
+    payload: Mapping[str, Any], encoding: Mapping[str, Mapping[str, str]] | None = None
+) -> list[Part]:
+    """A multipart/form-data body's parts (RFC 7578), each field's as :func:`_parts` says,
+    with the headers the document's ``encoding`` gives each field (its ``Content-Type``
+    among them)."""
+    encoding = encoding or {}
+    return [
+        part for key, value in payload.items() for part in _parts(key, value, encoding.get(key, {}))
+    ]
 
 
 def _text(value: object) -> str:
@@ -414,6 +471,24 @@ def _events_of(response: httpx.Response, limit: int) -> Iterator[ServerSentEvent
     """The events of a streamed response, with the failures of reading them as our errors."""
     try:
         yield from events(response, limit)
+    except httpx.HTTPError as exc:
+        raise _connection_error(response.request, exc) from exc
+
+
+def _chunks_of(response: httpx.Response) -> Iterator[bytes]:
+    """The body of a streamed download as it arrives, with the failures of reading it as our
+    errors."""
+    try:
+        yield from chunks(response)
+    except httpx.HTTPError as exc:
+        raise _connection_error(response.request, exc) from exc
+
+
+async def _achunks_of(response: httpx.Response) -> AsyncIterator[bytes]:
+    """:func:`_chunks_of`, read asynchronously."""
+    try:
+        async for piece in achunks(response):
+            yield piece
     except httpx.HTTPError as exc:
         raise _connection_error(response.request, exc) from exc
 
@@ -759,6 +834,7 @@ class _BaseClient:
         json: Any = None,
         data: Mapping[str, str | list[str]] | None = None,
         multipart: Mapping[str, Any] | None = None,
+        encoding: Mapping[str, Mapping[str, str]] | None = None,
         content: bytes | None = None,
         content_type: str | None = None,
         accept: str | None = None,
@@ -770,7 +846,8 @@ class _BaseClient:
     ) -> httpx.Request:
         """The request of one call: the client's headers, the operation's parameters and body,
         and the API key as the operation's security scheme (``auth``; the spec's default where
-        the method names none) sends it."""
+        the method names none) sends it. A ``multipart`` body is sent as
+        :func:`multipart_parts` makes it, each field with its ``encoding`` headers."""
         given_headers = {k: str(v) for k, v in (headers or {}).items() if v is not None}
         given_cookies = {k: v for k, v in (cookies or {}).items() if isinstance(v, str)}
         given_params = {k: v for k, v in (params or {}).items() if v is not None}
@@ -785,13 +862,17 @@ class _BaseClient:
             given_headers["Content-Type"] = content_type
         if accept is not None:
             given_headers["Accept"] = accept
-        files, fields = _multipart(multipart) if multipart is not None else (None, None)
+        files = multipart_parts(multipart, encoding) if multipart is not None else None
+        if multipart is not None and not files:  # no part: still a multipart body, an empty one
+            boundary = os.urandom(16).hex()
+            given_headers["Content-Type"] = f"multipart/form-data; boundary={boundary}"
+            content = f"--{boundary}--\r\n".encode("ascii")
         return httpx.Request(
             method,
             self._root + path,
             json=json,
-            data=data if data is not None else fields,
-            files=files,
+            data=data,
+            files=files or None,
             content=content,
             params=given_params,
             headers={**self._headers, **given_headers},
@@ -867,6 +948,40 @@ class _BaseClient:
                 f"the {response.status_code} response is not as the API describes it: {exc}",
                 response=response,
             ) from exc
+
+    @overload
+    def _parse_or(
+        self,
+        response: httpx.Response,
+        read: Callable[[object, str], T],
+        error_model: ErrorModels,
+        other: Literal["bytes"],
+    ) -> T | bytes: ...
+
+    @overload
+    def _parse_or(
+        self,
+        response: httpx.Response,
+        read: Callable[[object, str], T],
+        error_model: ErrorModels,
+        other: Literal["text"],
+    ) -> T | str: ...
+
+    def _parse_or(
+        self,
+        response: httpx.Response,
+        read: Callable[[object, str], T],
+        error_model: ErrorModels,
+        other: Literal["bytes", "text"],
+    ) -> T | bytes | str:
+        """A success response of an operation that offers JSON and another media type, read
+        as its ``Content-Type`` says: JSON (or no type) by ``read``, as :meth:`_parse` reads
+        it; any other type as its bytes (``other="bytes"``) or its text. The body is bounded
+        as every response's is (``max_response_bytes``)."""
+        declared = response.headers.get("content-type")
+        if response.is_error or declared is None or _is_json_type(declared):
+            return self._parse(response, read, error_model)
+        return response.content if other == "bytes" else response.text
 
 
 class SyncAPIClient(_BaseClient):
@@ -971,6 +1086,17 @@ class SyncAPIClient(_BaseClient):
         if response.is_error:
             raise status_error(response, error)
         return _events_of(response, self.max_response_bytes)
+
+    def _download(
+        self, request: httpx.Request, *, resendable: bool, error: ErrorModels
+    ) -> Iterator[bytes]:
+        """Send ``request`` and return its response's body in pieces as they arrive (a
+        download of any size, which ``max_response_bytes`` does not bound; an error response
+        is read within it and raises)."""
+        response = self._send(request, resendable=resendable, stream=True)
+        if response.is_error:
+            raise status_error(response, error)
+        return _chunks_of(response)
 
     def _wait(
         self,
@@ -1097,6 +1223,15 @@ class AsyncAPIClient(_BaseClient):
         if response.is_error:
             raise status_error(response, error)
         return _aevents_of(response, self.max_response_bytes)
+
+    async def _download(
+        self, request: httpx.Request, *, resendable: bool, error: ErrorModels
+    ) -> AsyncIterator[bytes]:
+        """:meth:`SyncAPIClient._download`, awaited."""
+        response = await self._send(request, resendable=resendable, stream=True)
+        if response.is_error:
+            raise status_error(response, error)
+        return _achunks_of(response)
 
     async def _wait(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -65,3 +66,16 @@ def load_package(folder: Path, name: str, alias: str) -> ModuleType:
         sys.modules[alias] = module
         spec.loader.exec_module(module)
     return sys.modules[alias]
+
+
+def generate_package(document: Path, out: Path, alias: str) -> ModuleType:
+    """The package ``generate --spec document --out out`` renders, imported as ``alias``."""
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "generate", "--spec", str(document), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    (name,) = [p.name for p in out.iterdir() if (p / "__init__.py").is_file()]
+    return load_package(out, name, alias)

@@ -29,11 +29,13 @@ from __future__ import annotations
 from .coercion import coerce_value
 from .context import Mode
 from .document import parse_document, parse_file
-from .http import is_json, media_essence
+from .http import FORM, MULTIPART, is_json, media_essence
 from .references import SCHEMA_REF_PREFIX
 from .schemas import MAX_DEPTH
 
 __all__ = [
+    "FORM",
+    "MULTIPART",
     "MAX_DEPTH",
     "SCHEMA_REF_PREFIX",
     "Mode",

@@ -7,6 +7,9 @@ import re
 HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 """An HTTP token (RFC 9110): what a header's or a cookie's name is made of."""
 
+FORM = "application/x-www-form-urlencoded"
+MULTIPART = "multipart/form-data"
+
 
 def media_essence(media_type: str) -> str:
     """A media type without its parameters, in lower case: ``application/json; charset=utf-8``

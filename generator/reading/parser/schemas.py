@@ -96,6 +96,8 @@ class SchemaReader:
         return ir.Primitive(
             type=cast(ir.PrimitiveType, kind),
             format=self.ctx.string(node, "format", pointer),
+            content_media_type=_annotation(node, "contentMediaType"),
+            content_encoding=_annotation(node, "contentEncoding"),
             **common,
         )
 
@@ -127,3 +129,10 @@ class SchemaReader:
             seen.add(schema.name)
             schema = self.component(schema.name)
         return schema
+
+
+def _annotation(node: dict[str, Any], key: str) -> str | None:
+    """A string annotation of a schema (``contentMediaType``); one that is not a string is an
+    annotation nothing reads, left out as JSON Schema leaves out what it cannot use."""
+    value = node.get(key)
+    return value if isinstance(value, str) else None
