@@ -603,6 +603,8 @@ class _Builder:
         result = self._types(resolved, naming, owner, key, strict, owner_key)
         if strict:
             limits = constraints_of(resolved) + constraints_of(schema)
+            if result.kind == "tuple":  # its length is its type's
+                limits = tuple(c for c in limits if c[0] not in ("min_items", "max_items"))
             if limits:
                 result = replace(result, constraints=tuple(dict(limits).items()))
         if schema.nullable or resolved.nullable:
