@@ -217,7 +217,7 @@ def subtype(**properties: Any) -> dict[str, Any]:
 
 def zoo_schemas() -> dict[str, Any]:
     """A base ``Pet`` whose discriminator maps to ``Cat`` and ``Dog``, which ``allOf`` it, and
-    ``Bird``, which ``allOf`` it without being mapped."""
+    ``Bird``, which ``allOf`` it without being mapped, and ``Kitten``, which ``allOf`` ``Cat``."""
     return {
         "Owner": {**OBJECT, "properties": {"name": {"type": "string"}, "pet": ref("Pet")}},
         "Pet": {
@@ -232,6 +232,7 @@ def zoo_schemas() -> dict[str, Any]:
         "Cat": subtype(lives={"type": "integer"}),
         "Dog": subtype(bark={"type": "boolean"}),
         "Bird": subtype(wings={"type": "integer"}),
+        "Kitten": {"allOf": [ref("Cat"), {**OBJECT, "properties": {"tiny": {"type": "boolean"}}}]},
         "Filter": {**OBJECT, "properties": {"kind": {"type": "string"}}},
     }
 
@@ -256,7 +257,7 @@ def zoo(tmp_path_factory):
 def test_a_property_of_a_discriminated_base_takes_each_of_its_subtypes(zoo):
     package, warnings = zoo
     models = package.models
-    assert models.Owner.__annotations__["pet"] == "Cat | Dog | Bird | Pet | Unset"
+    assert models.Owner.__annotations__["pet"] == "Cat | Dog | Bird | Kitten | Pet | Unset"
     cat = models.Cat(pet_type="cat", lives=5)
     assert sent(package, "add_owner", name="Ann", pet=cat) == {
         "name": "Ann",
@@ -264,10 +265,16 @@ def test_a_property_of_a_discriminated_base_takes_each_of_its_subtypes(zoo):
     }
     bird = models.Bird(pet_type="Bird", wings=2)
     assert sent(package, "add_owner", pet=bird) == {"pet": {"pet_type": "Bird", "wings": 2}}
+    kitten = models.Kitten(pet_type="Kitten", lives=9, tiny=True)
+    assert sent(package, "add_owner", pet=kitten)["pet"] == {
+        "pet_type": "Kitten",
+        "lives": 9,
+        "tiny": True,
+    }
     assert sent(package, "add_owner", pet=models.Pet(pet_type="fish")) == {
         "pet": {"pet_type": "fish"}
     }
-    assert "may be any of its subtypes (Cat, Dog, Bird)" in warned(
+    assert "may be any of its subtypes (Cat, Dog, Bird, Kitten)" in warned(
         warnings, "/components/schemas/Pet/discriminator"
     )
 

@@ -34,9 +34,10 @@ def with_subtypes(
 
 
 def _bases(reader: SchemaReader, schemas: Mapping[str, ir.Schema]) -> dict[str, ir.Union]:
-    """The union each discriminated base object stands for, by the base's name."""
+    """The union each discriminated base object stands for, by the base's name: its subtypes
+    are the schemas that ``allOf`` it, directly or through another subtype."""
     refs = reader.refs
-    parents = {name: _parents(refs, name) for name in schemas}
+    parents = _ancestors({name: _parents(refs, name) for name in schemas})
     found: dict[str, ir.Union] = {}
     for base, schema in schemas.items():
         raw = _raw(refs, base)
@@ -73,6 +74,21 @@ def _bases(reader: SchemaReader, schemas: Mapping[str, ir.Schema]) -> dict[str, 
             f"a value of {base} may be any of its subtypes ({', '.join(subtypes)}): where it "
             "is referred to, it is read as their union and its own",
         )
+    return found
+
+
+def _ancestors(parents: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """The schemas each schema ``allOf`` s, directly or through others."""
+    found: dict[str, set[str]] = {}
+    for name in parents:
+        seen: set[str] = set()
+        todo = list(parents[name])
+        while todo:
+            current = todo.pop()
+            if current not in seen:
+                seen.add(current)
+                todo.extend(parents.get(current, ()))
+        found[name] = seen
     return found
 
 
