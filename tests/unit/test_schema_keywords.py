@@ -76,6 +76,16 @@ def keywords(tmp_path_factory):
             "closed",
             {**OBJECT, "properties": {"a": {"type": "string"}}, "unevaluatedProperties": False},
         ),
+        "/merged": body_operation(
+            "merged",
+            {
+                "allOf": [
+                    {**OBJECT, "properties": {"a": {"type": "string"}}},
+                    {**OBJECT, "properties": {"b": {"type": "integer"}}},
+                ],
+                "unevaluatedProperties": False,
+            },
+        ),
         "/counts": body_operation(
             "counts", {**OBJECT, "unevaluatedProperties": {"type": "integer"}}
         ),
@@ -133,6 +143,7 @@ def test_a_fixed_length_prefix_items_is_a_tuple_each_position_of_its_own_type(ke
     for wrong in ([1, 2], [1], [1, "a", "b"], "1a"):
         with pytest.raises(package.ValidationError):
             point.from_dict({"xy": wrong}).to_dict()
+    assert sent(package, "add_point", xy=(1, "a")) == {"xy": [1, "a"]}
     assert "/components/schemas/Point/properties/xy" not in warnings
     assert hasattr(package.Client, "add_point")
 
@@ -161,6 +172,9 @@ def test_unevaluated_properties_false_closes_the_object_and_a_schema_types_the_e
     assert sent(package, "closed", a="x") == {"a": "x"}
     with pytest.raises(package.ValidationError, match="unknown field"):
         package.models.ClosedBody.from_dict({"a": "x", "b": 1})
+    assert sent(package, "merged", a="x", b=2) == {"a": "x", "b": 2}
+    with pytest.raises(package.ValidationError, match="unknown field"):
+        package.models.MergedBody.from_dict({"a": "x", "c": 1})
     assert sent(package, "counts", body={"apples": 3}) == {"apples": 3}
     with pytest.raises(package.ValidationError, match="expected an integer"):
         package.Client(base_url="http://127.0.0.1:9", api_key="k").counts(body={"apples": "x"})
