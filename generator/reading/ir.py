@@ -130,9 +130,12 @@ class Map(SchemaBase):
 
 @dataclass(frozen=True, kw_only=True)
 class Array(SchemaBase):
-    """A list of items of one schema."""
+    """A list of items of one schema; with ``prefix_items``, a tuple: exactly those items, in
+    that order (``items`` is then the union of theirs, for what reads every array alike)."""
 
     items: Schema
+    prefix_items: tuple[Schema, ...] = ()
+    """The schema of each position of a fixed-length array (``prefixItems``), else empty."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -79,7 +79,7 @@ def sample(
             return _within_bounds(resolved, 1 if resolved.type == "integer" else 0.5)
         return {"string": "text", "boolean": True, "null": None}[resolved.type]
     if isinstance(resolved, ir.Array):
-        return [sample(doc, resolved.items)]
+        return [sample(doc, item) for item in resolved.prefix_items or (resolved.items,)]
     if isinstance(resolved, ir.Union):
         return sample(doc, resolved.variants[0])
     if isinstance(resolved, ir.Object):
@@ -113,7 +113,7 @@ def _full(doc: ir.Document, schema: ir.Schema, seen: frozenset[str]) -> Any:
             if p.required or not (isinstance(p.schema, ir.Ref) and p.schema.name in seen)
         }
     if isinstance(resolved, ir.Array):
-        return [_full(doc, resolved.items, seen)]
+        return [_full(doc, item, seen) for item in resolved.prefix_items or (resolved.items,)]
     return sample(doc, schema)
 
 

@@ -127,6 +127,8 @@ class _Tree:
             return f"{resolved.type} ({resolved.format})" if resolved.format else resolved.type
         if isinstance(resolved, ir.Union):
             return "union"
+        if isinstance(resolved, ir.Array) and resolved.prefix_items:
+            return f"tuple of {', '.join(self.label(p) for p in resolved.prefix_items)}"
         if isinstance(resolved, ir.Array):
             return f"array of {self.label(resolved.items)}"
         if isinstance(resolved, ir.Map):

@@ -24,6 +24,8 @@ from ..reading.values import constraints_of
 from .naming import Claim, Namespace, Rename
 
 _PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+_WRAPPERS = {"list": "list_of", "tuple": "tuple_of", "dict": "dict_of", "union": "one_of"}
+"""The runtime's function that checks each kind of container, by the :class:`PyType` kind."""
 
 
 @dataclass(frozen=True)
@@ -31,12 +33,14 @@ class PyType:
     """The Python type of a value of a model, and how it is read from and written to JSON.
 
     ``kind`` is ``primitive`` (``name`` the JSON type: string, integer, number, boolean), ``any``,
-    ``enum`` or ``model`` (``name`` the class), ``list`` (of ``args[0]``), ``dict`` (of
-    ``args[0]``) or ``union`` (of ``args``). The expressions the templates write come from this
+    ``enum`` or ``model`` (``name`` the class), ``list`` (of ``args[0]``), ``tuple`` (of
+    ``args``, in order), ``dict`` (of ``args[0]``) or ``union`` (of ``args``). The expressions the templates write come from this
     structure; nothing reads them back.
     """
 
-    kind: Literal["primitive", "any", "null", "file", "enum", "model", "list", "dict", "union"]
+    kind: Literal[
+        "primitive", "any", "null", "file", "enum", "model", "list", "tuple", "dict", "union"
+    ]
     name: str = ""
     args: tuple[PyType, ...] = ()
     strict: bool = True
@@ -76,6 +80,8 @@ class PyType:
             text = f"{self.name} | {'str | int' if reading else 'int' if self.integer else 'str'}"
         elif self.kind == "list":
             text = f"list[{self.args[0]._annotation(reading=reading)}]"
+        elif self.kind == "tuple":
+            text = f"tuple[{', '.join(a._annotation(reading=reading) for a in self.args)}]"
         elif self.kind == "dict":
             text = f"dict[str, {self.args[0]._annotation(reading=reading)}]"
         else:
@@ -105,7 +111,7 @@ class PyType:
         elif self.kind == "model":
             text = f"{self.name}.from_dict" if reading else f"write_model({self.name})"
         else:
-            wrapper = {"list": "list_of", "dict": "dict_of", "union": "one_of"}[self.kind]
+            wrapper = _WRAPPERS[self.kind]
             text = f"{wrapper}({', '.join(a._expression(reading=reading) for a in self.args)})"
             if self.discriminator is not None:
                 name, values = self.discriminator
@@ -141,7 +147,7 @@ class PyType:
             if not reading:
                 own.add("write_model")
         else:
-            own.add({"list": "list_of", "dict": "dict_of", "union": "one_of"}[self.kind])
+            own.add(_WRAPPERS[self.kind])
             if self.discriminator is not None:
                 own.add("discriminated")
         return frozenset(own).union(*(a.helpers_of(reading=reading) for a in self.args))
@@ -597,6 +603,8 @@ class _Builder:
         result = self._types(resolved, naming, owner, key, strict, owner_key)
         if strict:
             limits = constraints_of(resolved) + constraints_of(schema)
+            if result.kind == "tuple":  # its length is its type's
+                limits = tuple(c for c in limits if c[0] not in ("min_items", "max_items"))
             if limits:
                 result = replace(result, constraints=tuple(dict(limits).items()))
         if schema.nullable or resolved.nullable:
@@ -629,6 +637,12 @@ class _Builder:
                 self.pending.append((name, schema, strict))
                 return PyType("model", name)
             return PyType("dict", args=(PyType("any"),))
+        if isinstance(schema, ir.Array) and schema.prefix_items:
+            places = tuple(
+                self.types(p, owner, f"{key}Item{i + 1}", strict, owner_key)
+                for i, p in enumerate(schema.prefix_items)
+            )
+            return PyType("tuple", args=places)
         if isinstance(schema, ir.Array):
             item = self.types(schema.items, owner, key + "Item", strict, owner_key)
             return PyType("list", args=(item,))

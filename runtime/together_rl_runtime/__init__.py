@@ -79,6 +79,7 @@ from ._model import (
     received,
     required,
     strict_enum,
+    tuple_of,
     write_enum,
     write_model,
 )
@@ -131,6 +132,7 @@ __all__ = [
     "form",
     "idempotency_key_of",
     "list_of",
+    "tuple_of",
     "nullable",
     "one_of",
     "open_enum",

@@ -81,7 +81,7 @@ from ._exceptions import (
     UnprocessableEntityError,
     ValidationError,
 )
-from ._model import UNSET, Model
+from ._model import Model, as_json
 from ._streaming import ServerSentEvent
 
 __all__ = [
@@ -387,13 +387,7 @@ def idempotency_key_of(given: object, name: str, write: Callable[[Any, str], obj
 def wire(value: Any) -> Any:
     """Arguments in the wire format: models as the dicts they write, UNSET fields left out;
     the body's model then reads (and so checks) them, plain dicts and models alike."""
-    if isinstance(value, Model):
-        return value.to_dict()
-    if isinstance(value, Mapping):
-        return {key: wire(item) for key, item in value.items() if item is not UNSET}
-    if isinstance(value, (list, tuple)):
-        return [wire(item) for item in value]
-    return value
+    return as_json(value)
 
 
 def _retry_after(response: httpx.Response) -> float | None:

@@ -180,7 +180,7 @@ def constrained(
                 return f"must be at most {max_length} characters long"
             if regex is not None and regex.search(value) is None:
                 return f"must match the pattern {pattern!r}"
-        elif isinstance(value, list):
+        elif isinstance(value, (list, tuple)):
             if min_items is not None and len(value) < min_items:
                 return f"must have at least {min_items} items"
             if max_items is not None and len(value) > max_items:
@@ -271,6 +271,22 @@ def list_of(check: Callable[[object, str], T]) -> Callable[[object, str], list[T
     return check_list
 
 
+def tuple_of(*checks: Callable[[object, str], Any]) -> Callable[[object, str], tuple[Any, ...]]:
+    """A fixed-length array (JSON Schema's ``prefixItems``): a list or a tuple of exactly one
+    item per check, each checked by its own, read as a tuple (which JSON writes as an array)."""
+
+    def check_tuple(value: object, path: str) -> tuple[Any, ...]:
+        if not isinstance(value, (list, tuple)):
+            raise ValidationError(path, "expected a list", value)
+        if len(value) != len(checks):
+            raise ValidationError(path, f"expected exactly {len(checks)} items", value)
+        return tuple(
+            check(item, f"{path}[{i}]") for i, (check, item) in enumerate(zip(checks, value))
+        )
+
+    return check_tuple
+
+
 def dict_of(check: Callable[[object, str], T]) -> Callable[[object, str], dict[str, T]]:
     def check_dict(value: object, path: str) -> dict[str, T]:
         if not isinstance(value, dict):
@@ -325,14 +341,30 @@ def write_enum(value: object, path: str) -> str | int:
 
 
 def write_model(model_type: type[M]) -> Callable[[object, str], dict[str, Any]]:
-    """Write a ``model_type`` instance as a JSON object."""
+    """Write a ``model_type`` instance as a JSON object; a mapping is read as the model first
+    (and so checked as it is), with the models it holds written as their JSON, UNSET fields
+    left out."""
 
     def write(value: object, path: str) -> dict[str, Any]:
+        if isinstance(value, Mapping):
+            value = model_type.from_dict(as_json(value), path)
         if not isinstance(value, model_type):
             raise ValidationError(path, f"expected a {model_type.__name__}", value)
         return value.to_dict(path)
 
     return write
+
+
+def as_json(value: Any) -> Any:
+    """``value`` as the JSON it stands for: models as the dicts they write, UNSET fields left
+    out, tuples as lists."""
+    if isinstance(value, Model):
+        return value.to_dict()
+    if isinstance(value, Mapping):
+        return {key: as_json(item) for key, item in value.items() if item is not UNSET}
+    if isinstance(value, (list, tuple)):
+        return [as_json(item) for item in value]
+    return value
 
 
 # -- models --------------------------------------------------------------------------------------

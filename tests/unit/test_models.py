@@ -124,8 +124,21 @@ def test_wrong_types_are_caught_when_sending_a_model_built_in_code():
         pkg.ValidationError, match=r"^muon_params\.adam\.beta1: expected a number, got '0\.9'$"
     ):
         body.to_dict()
-    with pytest.raises(pkg.ValidationError, match=r"^adam_params: expected a RLAdamParams, got \{"):
-        m.RLOptimStepBody(adam_params={"beta1": 0.9}).to_dict()
+    with pytest.raises(pkg.ValidationError, match=r"^adam_params: expected a RLAdamParams, got 5"):
+        m.RLOptimStepBody(adam_params=5).to_dict()
+
+
+def test_a_dict_stands_for_its_model_and_is_checked_as_the_model():
+    m, pkg = models("f4885bc38424"), load("f4885bc38424")
+    assert m.RLOptimStepBody(adam_params={"beta1": 0.9}).to_dict() == {
+        "adam_params": {"beta1": 0.9}
+    }
+    with pytest.raises(
+        pkg.ValidationError, match=r"^adam_params\.beta1: expected a number, got '0\.9'$"
+    ):
+        m.RLOptimStepBody(adam_params={"beta1": "0.9"}).to_dict()
+    with pytest.raises(pkg.ValidationError, match=r"^adam_params\.beta: unknown field"):
+        m.RLOptimStepBody(adam_params={"beta": 0.9}).to_dict()
 
 
 def test_a_field_of_another_revision_says_where_it_went():

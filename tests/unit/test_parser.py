@@ -95,8 +95,8 @@ def test_missing_ref_target_names_its_pointer():
             "the $ref 'https://example.com/other.yaml#/X' to a URL",
         ),
         (
-            {"enum": [1, "a"]},
-            "an enum of values that are not all strings, all integers or all booleans",
+            {"type": "string", "enum": [1, "a"]},
+            "an enum of values that are not of its declared type",
         ),
         (
             {"allOf": [{"type": "string"}, {"type": "integer"}]},

@@ -18,7 +18,10 @@ Where each part is read:
   schema to the module of its construct: :mod:`.refs` (``$ref``), :mod:`.allof` (``allOf``,
   merged), :mod:`.unions` (``oneOf``, ``anyOf``), :mod:`.enums` (``enum``, ``const``),
   :mod:`.objects` (objects and maps), :mod:`.scalars` (the declared ``type``, a list of
-  several types); :mod:`.common` reads what every schema carries (description, constraints,
+  several types), :mod:`.arrays` (arrays, ``prefixItems`` as tuples), :mod:`.conditional`
+  (``if``/``then``/``else``, ``dependentSchemas``: the properties they may add);
+  :mod:`.polymorphism` reads a discriminated base object as the union of its subtypes where it
+  is referred to; :mod:`.common` reads what every schema carries (description, constraints,
   default, example; :mod:`.coercion` reads the last two as the schema's type), and
   :mod:`.keywords` lists the schema keywords known;
 - :mod:`.unsupported`: what the generator does not support, kept opaque or left out.

@@ -13,6 +13,7 @@ from .. import ir
 from .common import common_fields
 from .context import Context
 from .keywords import SHAPING
+from .objects import read_additional
 
 if TYPE_CHECKING:
     from .schemas import SchemaReader
@@ -138,6 +139,8 @@ def _merge(
     common["constraints"] = tuple({**loose, **dict(common["constraints"])}.items())
     if values and not shaped:
         return _merge_values(reader.ctx, values, common, keyword)
+    if additional is None and "unevaluatedProperties" in node:
+        additional = read_additional(reader, node, pointer)
     for name in sorted(required - set(properties)):
         properties[name] = ir.Property(
             name=name, schema=ir.AnyValue(pointer=join(pointer, "required")), required=True

@@ -11,6 +11,7 @@ from .. import ir
 from ..loader import load_yaml
 from .context import Context, Mode, json_kind
 from .operations import read_path_item
+from .polymorphism import with_subtypes
 from .references import References
 from .schemas import SchemaReader
 from .security import read_requirements, read_security, read_security_schemes
@@ -70,6 +71,7 @@ def _read_document(reader: SchemaReader) -> ir.Document:
     _check_aliases(reader.ctx, schemas)
     if reader.ctx.mode == "lenient":
         schemas, operations = without_unsupported(reader.ctx, schemas, operations)
+    schemas, operations = with_subtypes(reader, schemas, operations)
     return ir.Document(
         openapi=version,
         title=str(info.get("title", "")),

@@ -60,20 +60,31 @@ STRUCTURE = frozenset(
     }
 )
 KNOWN = ANNOTATIONS | STRUCTURE | frozenset(CONSTRAINTS)
-UNSUPPORTED = frozenset(
+APPROXIMATED = frozenset(
     {
-        "not",
+        "prefixItems",
+        "unevaluatedProperties",
+        "unevaluatedItems",
         "if",
         "then",
         "else",
-        "patternProperties",
-        "propertyNames",
-        "prefixItems",
-        "contains",
         "dependentSchemas",
         "dependentRequired",
-        "unevaluatedProperties",
-        "unevaluatedItems",
+    }
+)
+"""JSON Schema keywords the IR approximates: ``prefixItems`` as a tuple (or a list of its
+items' union), ``unevaluatedProperties`` and ``unevaluatedItems`` as ``additionalProperties``
+and ``items``, and the conditional ones (:data:`CONDITIONAL`) as the properties they may add,
+with a note where the type widens."""
+CONDITIONAL = ("if", "then", "else", "dependentSchemas", "dependentRequired")
+"""Keywords that apply a schema only to some values: read as what they may add, unchecked."""
+KNOWN |= APPROXIMATED
+UNSUPPORTED = frozenset(
+    {
+        "not",
+        "patternProperties",
+        "propertyNames",
+        "contains",
         "$dynamicRef",
     }
 )

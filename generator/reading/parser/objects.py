@@ -33,11 +33,7 @@ def read_object(
                 join(pointer, "required", i),
                 f"required property {name!r} is not defined; read as a property of any value",
             )
-    additional: ir.Schema | bool | None = None
-    if "additionalProperties" in node:
-        extra = node["additionalProperties"]
-        at = join(pointer, "additionalProperties")
-        additional = extra if isinstance(extra, bool) else reader.schema(extra, at)
+    additional = read_additional(reader, node, pointer)
     properties = tuple(
         ir.Property(
             name=str(name),
@@ -63,3 +59,16 @@ def read_object(
         title=reader.ctx.string(node, "title", pointer),
         **common,
     )
+
+
+def read_additional(
+    reader: SchemaReader, node: Mapping[str, Any], pointer: str
+) -> ir.Schema | bool | None:
+    """What an object's ``additionalProperties`` allows beside its properties, else its
+    ``unevaluatedProperties`` (the same here: the IR merges what would evaluate them), else
+    ``None`` (not said)."""
+    for key in ("additionalProperties", "unevaluatedProperties"):
+        if key in node:
+            extra = node[key]
+            return extra if isinstance(extra, bool) else reader.schema(extra, join(pointer, key))
+    return None

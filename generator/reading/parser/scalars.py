@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ...pointer import join
 from .. import ir
+from .arrays import read_array
 from .context import Context
 from .keywords import PRIMITIVES
 from .objects import read_object
@@ -41,8 +42,7 @@ def type_variants(
         if t == "object":
             result.append(read_object(reader, node, pointer, {"pointer": pointer}))
         elif t == "array":
-            items = reader.schema(node.get("items", {}), join(pointer, "items"))
-            result.append(ir.Array(pointer=pointer, items=items))
+            result.append(read_array(reader, node, pointer, {"pointer": pointer}))
         else:
             result.append(ir.Primitive(pointer=pointer, type=cast(ir.PrimitiveType, t)))
     return tuple(result)

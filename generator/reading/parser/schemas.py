@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
 from ...errors import UnsupportedConstructError
 from ...pointer import join
 from .. import ir
 from .allof import read_all_of
+from .arrays import read_array
 from .common import common_fields
+from .conditional import with_conditions, without_conditions
 from .context import Context
 from .enums import read_enum
-from .keywords import KNOWN, UNSUPPORTED
+from .keywords import CONDITIONAL, KNOWN, UNSUPPORTED
 from .objects import read_object
 from .references import References
 from .refs import read_ref
@@ -22,6 +25,8 @@ from .unsupported import digest
 
 MAX_DEPTH = 100
 """How deep schemas may nest inside one another (``$ref`` s to components do not count)."""
+_OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties")
+"""Keywords that make a schema without a ``type`` an object."""
 
 
 class SchemaReader:
@@ -67,6 +72,13 @@ class SchemaReader:
             if key not in KNOWN and not key.startswith("x-"):
                 # JSON Schema ignores unknown keywords; say so, since it is often a misplaced property.
                 self.ctx.note(join(pointer, key), f"unknown schema keyword {key!r} ignored")
+        if any(key in node for key in CONDITIONAL):
+            read = self._construct_plain(without_conditions(node), pointer)
+            return with_conditions(self, node, pointer, read)
+        return self._construct_plain(node, pointer)
+
+    def _construct_plain(self, node: Mapping[str, Any], pointer: str) -> ir.Schema:
+        """The schema ``node``, without conditional keywords, read by its construct's reader."""
         if "$ref" in node:
             return read_ref(self, node, pointer)
         if "allOf" in node or (("oneOf" in node or "anyOf" in node) and "properties" in node):
@@ -84,13 +96,10 @@ class SchemaReader:
                 kind="anyOf", variants=type_variants(self, node, pointer, types), **common
             )
         kind = types[0] if types else None
-        if kind == "object" or (
-            kind is None and ("properties" in node or "additionalProperties" in node)
-        ):
+        if kind == "object" or (kind is None and any(k in node for k in _OBJECT_KEYWORDS)):
             return read_object(self, node, pointer, common)
-        if kind == "array":
-            items = self.schema(node.get("items", {}), join(pointer, "items"))
-            return ir.Array(items=items, **common)
+        if kind == "array" or (kind is None and "prefixItems" in node):
+            return read_array(self, node, pointer, common)
         if kind is None:
             return ir.AnyValue(**common)
         return ir.Primitive(
