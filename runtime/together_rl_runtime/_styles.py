@@ -79,14 +79,14 @@ def _compact(value: object) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _flat(checked: object, name: str, style: str) -> str | list[str] | list[tuple[str, str]]:
+def _flat(checked: object, name: str, style: str) -> str | list[str] | dict[str, str]:
     """A checked value as a scalar's text, an array's texts or an object's (key, text) pairs;
     an array or object inside one is refused, since no style but ``deepObject`` can write it."""
     if isinstance(checked, Mapping):
         pairs = [(str(key), item) for key, item in checked.items()]
         for key, item in pairs:
             _scalar(item, f"{name}.{key}", style)
-        return [(key, text(item)) for key, item in pairs]
+        return {key: text(item) for key, item in pairs}
     if isinstance(checked, list):
         for index, item in enumerate(checked):
             _scalar(item, f"{name}[{index}]", style)
@@ -105,7 +105,7 @@ def _scalar(item: object, path: str, style: str) -> None:
 
 
 def _expand(
-    flat: str | list[str] | list[tuple[str, str]],
+    flat: str | list[str] | dict[str, str],
     name: str,
     style: str,
     explode: bool,
@@ -114,16 +114,16 @@ def _expand(
     """A ``simple``, ``label`` or ``matrix`` value, each part escaped with ``escape``."""
     if isinstance(flat, str):
         items = [escape(flat)]
-    elif flat and isinstance(flat[0], tuple):
-        pairs = [(escape(k), escape(v)) for k, v in flat]  # type: ignore[misc]
+    elif isinstance(flat, dict):
+        pairs = [(escape(k), escape(v)) for k, v in flat.items()]
         if explode:
             items = [f"{k}={v}" for k, v in pairs]
-            if style == "matrix":
+            if style == "matrix" and items:
                 return "".join(";" + item for item in items)
         else:
             items = [part for pair in pairs for part in pair]
     else:
-        items = [escape(item) for item in flat]  # type: ignore[arg-type]
+        items = [escape(item) for item in flat]
         if explode and items and style == "matrix":
             return "".join(f";{name}={item}" if item else f";{name}" for item in items)
     joined = ("." if explode and style == "label" else ",").join(items)
@@ -190,13 +190,13 @@ def in_query(
     if isinstance(flat, str):
         return {name: Encoded(escape(flat))}
     separator = {"spaceDelimited": "%20", "pipeDelimited": "%7C"}.get(style, ",")
-    if flat and isinstance(flat[0], tuple):
-        pairs = [(k, escape(v)) for k, v in flat]  # type: ignore[misc]
+    if isinstance(flat, dict):
+        pairs = [(k, escape(v)) for k, v in flat.items()]
         if explode and style == "form":
             return _pairs([(k, Encoded(v)) for k, v in pairs])
         parts = [part for k, v in pairs for part in (escape(k), v)]
     else:
-        parts = [escape(item) for item in flat]  # type: ignore[arg-type]
+        parts = [escape(item) for item in flat]
         if explode and style == "form":
             return {name: [Encoded(part) for part in parts]} if parts else {}
     return {name: Encoded(separator.join(parts))}
@@ -253,8 +253,8 @@ def in_cookie(checked: object, name: str, style: str, explode: bool) -> dict[str
     flat = _flat(checked, name, style)
     if isinstance(flat, str):
         return {name: Encoded(_cookie(flat))}
-    if flat and isinstance(flat[0], tuple):
-        pairs = [(k, _cookie(v)) for k, v in flat]  # type: ignore[misc]
+    if isinstance(flat, dict):
+        pairs = [(k, _cookie(v)) for k, v in flat.items()]
         if explode:
             for key, _ in pairs:
                 if not _TOKEN.fullmatch(key):
@@ -264,7 +264,7 @@ def in_cookie(checked: object, name: str, style: str, explode: bool) -> dict[str
             return _pairs([(k, Encoded(v)) for k, v in pairs])
         parts = [part for k, v in pairs for part in (_cookie(k), v)]
     else:
-        parts = [_cookie(item) for item in flat]  # type: ignore[arg-type]
+        parts = [_cookie(item) for item in flat]
         if explode:
             return {name: [Encoded(part) for part in parts]} if parts else {}
     return {name: Encoded(",".join(parts))}

@@ -154,6 +154,8 @@ def test_the_plain_serializers_write_the_default_styles_rows():
 
 def test_an_empty_array_or_object_exploded_in_a_query_or_cookie_sends_nothing():
     for empty in ([], {}):
+        for style, explode in PATH_TABLE:
+            assert in_path(empty, "color", style, explode) == in_path("", "color", style, explode)
         assert rt.query(empty, "color", rt.check_any, "form", True) == {}
         assert rt.cookie(empty, "color", rt.check_any, "form", True) == {}
         assert sent_query(rt.query(empty, "color", rt.check_any, "form", False)) == "color="
@@ -166,9 +168,7 @@ def test_values_are_percent_encoded_and_delimiters_are_not():
     assert sent_query(rt.query(items, "x y", rt.check_any, "form", False)) == (
         "x%20y=a%2Cb,c%20d,e%2Ff"
     )
-    assert rt.styled_path(items, "p", rt.check_any, "matrix", True) == (
-        ";p=a%2Cb;p=c%20d;p=e%2Ff"
-    )
+    assert rt.styled_path(items, "p", rt.check_any, "matrix", True) == (";p=a%2Cb;p=c%20d;p=e%2Ff")
     assert rt.styled_path({"k;": "v="}, "p", rt.check_any, "simple", True) == "k%3B=v%3D"
     assert sent_query(rt.query({"a b": "&"}, "o", rt.check_any, "deepObject", True)) == (
         "o%5Ba%20b%5D=%26"
