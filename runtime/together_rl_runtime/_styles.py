@@ -169,7 +169,9 @@ def _reserved(part: str) -> str:
     """A value with ``allowReserved``: reserved characters and percent-escapes kept."""
     return re.sub(
         r"%[0-9A-Fa-f]{2}|[^%]+|%",
-        lambda m: m[0] if len(m[0]) == 3 else quote(m[0], safe=_RESERVED_KEPT),
+        lambda m: (
+            m[0] if m[0].startswith("%") and len(m[0]) == 3 else quote(m[0], safe=_RESERVED_KEPT)
+        ),
         part,
     )
 
