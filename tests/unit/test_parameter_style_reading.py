@@ -104,3 +104,13 @@ def test_each_styled_parameter_is_written_by_its_location_s_call():
         "c": ("_cookie", True, ['"form"', "True"]),
         "X-C": ("_styled", False, ['"simple"', "True"]),
     }
+
+
+def test_a_deep_object_array_is_sent_as_a_repeated_key_with_a_note():
+    raw = with_parameters({"name": "ids", "in": "query", "style": "deepObject", "schema": WORDS})
+    doc = parse(raw)
+    assert doc.operation("paint").parameters[1].how == ("form", True)
+    assert [str(d) for d in doc.diagnostics] == [
+        "/paths/~1paint~1{where}/get/parameters/1/style: the style 'deepObject' writes objects, "
+        "not arrays; the array is sent as a repeated key (the style 'form' with explode)"
+    ]

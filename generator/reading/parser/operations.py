@@ -183,6 +183,13 @@ def _read_parameter(reader: SchemaReader, node: Any, pointer: str) -> ir.Paramet
             f"the style {style!r} with explode has no meaning in OpenAPI's style table; its "
             "values are joined as without explode",
         )
+    if style == "deepObject" and isinstance(schema, ir.Array):
+        reader.ctx.note(
+            join(at, "style"),
+            "the style 'deepObject' writes objects, not arrays; the array is sent as a "
+            "repeated key (the style 'form' with explode)",
+        )
+        style, explode = "form", True
     allow_reserved = reader.ctx.boolean(node, "allowReserved", at)
     if allow_reserved and location != "query":
         reader.ctx.note(
