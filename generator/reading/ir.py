@@ -214,6 +214,9 @@ class Parameter:
     """The ``style`` the document gives; ``None`` for the location's default (:attr:`how`)."""
     explode: bool | None = None
     """The ``explode`` the document gives; ``None`` for the style's default."""
+    allow_reserved: bool = False
+    """For a query parameter: ``allowReserved``, its values keep RFC 3986's reserved
+    characters instead of percent-encoding them."""
     content_type: str | None = None
     """For a parameter described by ``content``: its (JSON) media type; the value travels as
     JSON text."""

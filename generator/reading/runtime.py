@@ -116,6 +116,7 @@ CLIENT_HELPERS = frozenset(
         "path_parameter",
         "idempotency_key_of",
         "query",
+        "cookie",
         "styled",
         "styled_path",
     }

@@ -51,6 +51,8 @@ class PyParameter:
     key), ``json`` (JSON text, for a parameter described by ``content``), or the parameter's
     OpenAPI style (``form``, ``deepObject``, ``simple``, ...) for arrays and objects."""
     explode: bool = False
+    allow_reserved: bool = False
+    """A query parameter's ``allowReserved`` (only styled parameters have it)."""
 
     @property
     def serializer(self) -> str:
@@ -59,17 +61,28 @@ class PyParameter:
             return "_idempotency_key_of"
         if self.style == "plain":
             return "_path_parameter" if self.location == "path" else "_parameter"
-        if self.location == "path":
-            return "_styled_path"
-        return "_query" if self.location == "query" else "_styled"
+        return {
+            "path": "_styled_path",
+            "query": "_query",
+            "header": "_styled",
+            "cookie": "_cookie",
+        }[self.location]
+
+    @property
+    def spreads(self) -> bool:
+        """Whether the serializer makes pairs of its own (an exploded object's keys, a key
+        repeated) that the call spreads into the location's mapping, rather than a value."""
+        return self.serializer in ("_query", "_cookie")
 
     def call(self, quoted: Callable[[str], str] = literals.pyrepr) -> list[str]:
         """The serializer's arguments: the value, the name (for errors and the wire), the
-        writer, and for styled values the style and explode; strings written by ``quoted``
-        (double-quoted, as black writes them)."""
+        writer, and for styled values the style and explode (and ``allowReserved`` where it is
+        set); strings written by ``quoted`` (double-quoted, as black writes them)."""
         arguments = [self.name, quoted(self.key), self.type.writer]
         if self.style != "plain":
             arguments += [quoted(self.style), str(self.explode)]
+        if self.allow_reserved:
+            arguments.append("True")
         return arguments
 
     def path_call(self) -> literals.Code:
@@ -720,6 +733,7 @@ def _parameter(
         type=kind,
         style=style,
         explode=explode,
+        allow_reserved=param.allow_reserved and given is not None,
     )
 
 

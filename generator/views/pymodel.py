@@ -838,10 +838,13 @@ def body_fields(body: PyType | None) -> str | None:
 def plain_parameter(doc: ir.Document, param: ir.Parameter) -> bool:
     """Whether a parameter is sent as a plain value (or, in a query, as a repeated key): a
     primitive or an enum, in its location's default style, or an array of those in a query's
-    default ``form`` style. Others (objects, unions, JSON content, other styles) are written
-    by their type and serialized by their style."""
+    default ``form`` style. Others (objects, unions, JSON content, other styles, a query
+    parameter with ``allowReserved``) are written by their type and serialized by their
+    style."""
     default = "form" if param.location in ("query", "cookie") else "simple"
     if param.content_type is not None or param.style not in (None, default):
+        return False
+    if param.allow_reserved:
         return False
     style, explode = param.how
     resolved = doc.resolve(param.schema)

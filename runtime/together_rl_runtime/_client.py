@@ -60,6 +60,7 @@ from urllib.parse import quote
 
 import httpx
 
+from . import _styles
 from ._bounds import achunks, aevents, aread, attempt, chunks, events, hold_streams, read, within
 from ._exceptions import (
     APIConnectionError,
@@ -83,12 +84,14 @@ from ._exceptions import (
 )
 from ._model import Model, as_json
 from ._streaming import ServerSentEvent
+from ._styles import text as _text
 
 __all__ = [
     "AsyncAPIClient",
     "AuthScheme",
     "ClientSpec",
     "SyncAPIClient",
+    "cookie",
     "form",
     "idempotency_key_of",
     "parameter",
@@ -273,14 +276,6 @@ def multipart_parts(
     ]
 
 
-def _text(value: object) -> str:
-    """A checked parameter value as it travels: strings as they are, booleans as ``true`` and
-    ``false``, numbers as JSON writes them."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value)
-
-
 def parameter(
     value: object, name: str, write: Callable[[Any, str], object]
 ) -> str | list[str] | None:
@@ -306,71 +301,64 @@ def path_parameter(value: object, name: str, write: Callable[[Any, str], object]
 
 
 def query(
-    value: object, name: str, write: Callable[[Any, str], object], style: str, explode: bool
+    value: object,
+    name: str,
+    write: Callable[[Any, str], object],
+    style: str,
+    explode: bool,
+    allow_reserved: bool = False,
 ) -> dict[str, str | list[str]]:
-    """A query parameter of an array, an object or JSON content, checked against its schema, as
-    the pairs of the query its style makes (``None`` leaves it out): ``json`` as JSON text;
-    ``form`` an array as a repeated key (``ids=1&ids=2``) or, without explode, joined with
-    commas, an object as its own keys (``R=1&G=2``) or ``color=R,1,G,2``; ``deepObject`` as
-    ``color[R]=1``; ``spaceDelimited`` and ``pipeDelimited`` an array joined with a space or
-    ``|``. Values inside an array or object travel as JSON text where they are not scalars."""
+    """A query parameter of an array, an object or JSON content (or one with
+    ``allowReserved``), checked against its schema, as the pairs of the query its style makes
+    (``None`` leaves it out): ``json`` as JSON text; ``form`` an array as a repeated key
+    (``ids=1&ids=2``) or, without explode, ``ids=1,2``, an object as its own keys (``R=1&G=2``)
+    or ``color=R,1,G,2``; ``deepObject`` as ``color[R]=1``; ``spaceDelimited`` and
+    ``pipeDelimited`` joined with a space or ``|``. The style table: :mod:`._styles`."""
     if value is None:
         return {}
-    checked = write(value, name)
-    if style == "json":
-        return {name: json.dumps(checked, separators=(",", ":"))}
-    if isinstance(checked, dict):
-        pairs = {key: _text(item) for key, item in checked.items()}
-        if style == "deepObject":
-            return {f"{name}[{key}]": item for key, item in pairs.items()}
-        if explode:
-            return dict(pairs)
-        return {name: ",".join(part for pair in pairs.items() for part in pair)}
-    if isinstance(checked, list):
-        texts = [_text(item) for item in checked]
-        if style == "form" and explode:
-            return {name: texts}
-        separator = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(style, ",")
-        return {name: separator.join(texts)}
-    return {name: _text(checked)}
+    return _styles.in_query(write(value, name), name, style, explode, allow_reserved)
+
+
+def cookie(
+    value: object, name: str, write: Callable[[Any, str], object], style: str, explode: bool
+) -> dict[str, str | list[str]]:
+    """A cookie parameter of an array, an object or JSON content, checked against its schema,
+    as the cookies its style makes (``None`` leaves it out): ``form`` an array as
+    ``ids=1,2`` or, exploded, the cookie repeated, an object as ``color=R,1,G,2`` or, exploded,
+    a cookie per field; ``json`` as JSON text. The style table: :mod:`._styles`."""
+    if value is None:
+        return {}
+    return _styles.in_cookie(write(value, name), name, style, explode)
 
 
 def styled(
     value: object, name: str, write: Callable[[Any, str], object], style: str, explode: bool
 ) -> str | None:
-    """A path, header or cookie parameter of an array, an object or JSON content, checked
-    against its schema, as its style writes it (``None`` leaves it out): ``json`` as JSON text;
-    ``simple`` an array joined with commas, an object as ``R,1,G,2`` (``R=1,G=2`` with
-    explode); ``label`` and ``matrix`` (in a path) the same after ``.`` or ``;name=``."""
+    """A header parameter of an array, an object or JSON content, checked against its schema,
+    as its style writes it (``None`` leaves it out): ``json`` as JSON text; ``simple`` an array
+    joined with commas, an object as ``R,1,G,2`` (``R=1,G=2`` with explode). The style table:
+    :mod:`._styles`."""
     if value is None:
         return None
-    checked = write(value, name)
-    if style == "json":
-        text = json.dumps(checked, separators=(",", ":"))
-    elif isinstance(checked, dict):
-        pairs = [(key, _text(item)) for key, item in checked.items()]
-        joined = [f"{key}={item}" for key, item in pairs] if explode else None
-        text = ",".join(joined if joined is not None else [p for pair in pairs for p in pair])
-    elif isinstance(checked, list):
-        text = ",".join(_text(item) for item in checked)
-    else:
-        text = _text(checked)
-    if style == "label":
-        text = "." + text
-    elif style == "matrix":
-        text = f";{name}={text}"
-    return text
+    return _styles.in_header(write(value, name), name, style, explode)
 
 
 def styled_path(
     value: object, name: str, write: Callable[[Any, str], object], style: str, explode: bool
 ) -> str:
-    """A styled path parameter (see :func:`styled`), escaped for its path segment; an empty
-    value is refused before anything is sent."""
-    text = styled(value, name, write, style, explode)
-    if not text:
+    """A path parameter of an array, an object or JSON content, or in the style ``label`` or
+    ``matrix``, checked against its schema and written as its segment (``simple``
+    ``R,1,G,2``, ``label`` ``.R,1,G,2``, ``matrix`` ``;color=R,1,G,2``; see :mod:`._styles`).
+    A segment that would change the URL's path rather than fill it (empty, ``.`` or ``..``) is
+    refused before anything is sent."""
+    segment = _styles.in_path(write(value, name), name, style, explode)
+    if not segment:
         raise ValidationError(name, "must not be empty", value)
-    return quote(text, safe=",;=.")
+    if segment in (".", ".."):
+        raise ValidationError(
+            name, f"must not be written as {segment!r}, which would change the URL's path", value
+        )
+    return segment
 
 
 def idempotency_key_of(given: object, name: str, write: Callable[[Any, str], object]) -> str:
@@ -842,16 +830,21 @@ class _BaseClient:
         and the API key as the operation's security scheme (``auth``; the spec's default where
         the method names none) sends it. A ``multipart`` body is sent as
         :func:`multipart_parts` makes it, each field with its ``encoding`` headers."""
-        given_headers = {k: str(v) for k, v in (headers or {}).items() if v is not None}
-        given_cookies = {k: v for k, v in (cookies or {}).items() if isinstance(v, str)}
+        given_headers = {
+            k: _styles.header_value(k, str(v)) for k, v in (headers or {}).items() if v is not None
+        }
+        given_cookies = {k: v for k, v in (cookies or {}).items() if v is not None}
         given_params = {k: v for k, v in (params or {}).items() if v is not None}
         scheme = self._spec.default_auth if isinstance(auth, _Default) else auth
+        key_cookie: dict[str, str] = {}
         self._credentials(
-            scheme, auth_optional, given_headers, given_params, given_cookies, f"{method} {path}"
+            scheme, auth_optional, given_headers, given_params, key_cookie, f"{method} {path}"
         )
-        if given_cookies:
-            pairs = "; ".join(f"{name}={value}" for name, value in given_cookies.items())
-            given_headers["Cookie"] = pairs
+        pairs = [p for p in _styles.cookie_pairs(given_cookies) if p[0] not in key_cookie]
+        pairs += key_cookie.items()
+        if pairs:
+            given_headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in pairs)
+        query = _styles.query_text(given_params)
         if content_type is not None:
             given_headers["Content-Type"] = content_type
         if accept is not None:
@@ -863,12 +856,11 @@ class _BaseClient:
             content = f"--{boundary}--\r\n".encode("ascii")
         return httpx.Request(
             method,
-            self._root + path,
+            self._root + path + (f"?{query}" if query else ""),
             json=json,
             data=data,
             files=files or None,
             content=content,
-            params=given_params,
             headers={**self._headers, **given_headers},
             extensions={"timeout": self.timeout.as_dict()},
         )

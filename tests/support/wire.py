@@ -26,6 +26,9 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+_JOINED = {"spaceDelimited": " ", "pipeDelimited": "|"}
+
+
 def query_pairs(param: ir.Parameter, value: Any) -> list[tuple[str, str]]:
     """The query pairs of a parameter's JSON value (OpenAPI 3.1, 4.8.12.4, style values)."""
     if param.content_type is not None:
@@ -34,33 +37,51 @@ def query_pairs(param: ir.Parameter, value: Any) -> list[tuple[str, str]]:
     if isinstance(value, dict):
         if style == "deepObject":
             return [(f"{param.name}[{k}]", text(v)) for k, v in value.items()]
-        if explode:
+        if explode and style == "form":
             return [(k, text(v)) for k, v in value.items()]
-        return [(param.name, ",".join(f"{k},{text(v)}" for k, v in value.items()))]
+        flat = [part for k, v in value.items() for part in (k, text(v))]
+        return [(param.name, _JOINED.get(style, ",").join(flat))]
     if isinstance(value, list):
         if style == "form" and explode:
             return [(param.name, text(v)) for v in value]
-        separator = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(style, ",")
-        return [(param.name, separator.join(text(v) for v in value))]
+        return [(param.name, _JOINED.get(style, ",").join(text(v) for v in value))]
     return [(param.name, text(value))]
 
 
+def cookie_pairs(param: ir.Parameter, value: Any) -> list[tuple[str, str]]:
+    """The cookies of a cookie parameter's JSON value (``form``: exploded, an array repeats
+    the cookie and an object is a cookie per field)."""
+    if param.content_type is not None:
+        return [(param.name, compact(value))]
+    _, explode = param.how
+    if explode and isinstance(value, dict):
+        return [(k, text(v)) for k, v in value.items()]
+    if explode and isinstance(value, list):
+        return [(param.name, text(v)) for v in value]
+    return [(param.name, simple(param, value))]
+
+
 def simple(param: ir.Parameter, value: Any) -> str:
-    """A path, header or cookie parameter's text (styles simple, label, matrix)."""
+    """A path or header parameter's text (styles simple, label, matrix)."""
     if param.content_type is not None:
         return compact(value)
     style, explode = param.how
+    name = param.name
     if isinstance(value, dict):
-        pairs = [f"{k}={text(v)}" if explode else f"{k},{text(v)}" for k, v in value.items()]
-        result = ",".join(pairs)
+        parts = [f"{k}={text(v)}" if explode else f"{k},{text(v)}" for k, v in value.items()]
+        if style == "matrix" and explode:
+            return "".join(f";{part}" for part in parts) or f";{name}"
     elif isinstance(value, list):
-        result = ",".join(text(v) for v in value)
+        parts = [text(v) for v in value]
+        if style == "matrix" and explode and parts:
+            return "".join(f";{name}={part}" for part in parts)
     else:
-        result = text(value)
+        parts = [text(value)]
+    result = ("." if style == "label" and explode else ",").join(parts)
     if style == "label":
         return "." + result
     if style == "matrix":
-        return f";{param.name}={result}"
+        return f";{name}={result}" if result else f";{name}"
     return result
 
 
@@ -123,7 +144,7 @@ def call_and_check(
     keywords: dict[str, Any] = {}
     query: list[tuple[str, str]] = []
     headers: dict[str, str | None] = {}
-    cookies: dict[str, str] = {}
+    cookies: list[tuple[str, str]] = []
     path = prefix + op.path
     for param in op.parameters:
         python = params[param.name + "\0" + param.location]
@@ -139,7 +160,7 @@ def call_and_check(
         elif param.location == "header":
             headers[param.name.lower()] = simple(param, value)
         else:
-            cookies[param.name] = simple(param, value)
+            cookies += cookie_pairs(param, value)
     body = op.request_body
     expected_body: Any = None
     if body is not None and body.schema is not None and method.body is not None:
@@ -169,7 +190,7 @@ def call_and_check(
         elif scheme.kind == "query":
             query.append((scheme.parameter, key))
         else:
-            cookies[scheme.parameter] = key
+            cookies.append((scheme.parameter, key))
     else:
         headers["authorization"] = None  # no credentials for an operation that needs none
     server.script(reply(doc, op))
@@ -182,8 +203,9 @@ def call_and_check(
     assert sorted(got) == sorted(query), (op.key, got, query)
     for name, value in headers.items():
         assert seen.headers.get(name) == value, (op.key, name, seen.headers.get(name), value)
-    for name, value in cookies.items():
-        assert f"{name}={value}" in seen.headers.get("cookie", ""), (op.key, name)
+    sent = [urllib.parse.unquote(c) for c in seen.headers.get("cookie", "").split("; ")]
+    for name, value in cookies:
+        assert f"{name}={value}" in sent, (op.key, name, sent)
     _check_body(op, method, seen, expected_body)
     if method.response.kind == "json":
         assert result is not None, op.key

@@ -177,6 +177,27 @@ def _read_parameter(reader: SchemaReader, node: Any, pointer: str) -> ir.Paramet
     explode = node.get("explode")
     if explode is not None and not isinstance(explode, bool):
         raise reader.ctx.error(join(at, "explode"), f"must be a boolean, got {json_kind(explode)}")
+    if explode and style in ("spaceDelimited", "pipeDelimited"):
+        reader.ctx.note(
+            join(at, "explode"),
+            f"the style {style!r} with explode has no meaning in OpenAPI's style table; its "
+            "values are joined as without explode",
+        )
+    if style == "deepObject" and isinstance(schema, ir.Array):
+        reader.ctx.note(
+            join(at, "style"),
+            "the style 'deepObject' writes objects, not arrays; the array is sent as a "
+            "repeated key (the style 'form' with explode)",
+        )
+        style, explode = "form", True
+    allow_reserved = reader.ctx.boolean(node, "allowReserved", at)
+    if allow_reserved and location != "query":
+        reader.ctx.note(
+            join(at, "allowReserved"),
+            f"allowReserved applies to query parameters only; the {location} parameter "
+            "is sent without it",
+        )
+        allow_reserved = False
     return ir.Parameter(
         pointer=at,
         name=name,
@@ -187,6 +208,7 @@ def _read_parameter(reader: SchemaReader, node: Any, pointer: str) -> ir.Paramet
         deprecated=reader.ctx.boolean(node, "deprecated", at),
         style=style,
         explode=explode,
+        allow_reserved=allow_reserved,
         content_type=content_type,
     )
 
