@@ -175,3 +175,41 @@ def test_the_schema_check_finds_what_openapi_spec_validator_finds(version):
     expected = [error.message[:20] for error in stock(raw).iter_errors()]
     found = schema_problems(raw, "doc.yaml")
     assert expected and [problem.message[:20] for problem in found] == expected
+
+
+def test_each_finding_of_the_validator_names_its_place_in_the_document():
+    """openapi-spec-validator reports what its keyword validators find (a schema's ``default``,
+    a schema against its dialect, a duplicate operationId) with no place, and walks references
+    as if their targets stood there: each finding is named at the place of the document that
+    holds it, through the references, and an exception it raises at the object it was reading."""
+    from generator.reading.validate import schema_problems
+    from support.specdocs import PATH, document, obj
+
+    raw = document(
+        body={"$ref": "#/components/schemas/Settings"},
+        schemas={
+            "Settings": obj(
+                rate={"type": "number", "default": "0.1"},
+                mode={"$ref": "#/components/schemas/Mode"},
+            ),
+            "Mode": {"type": "string", "minLength": -1},
+        },
+    )
+    raw["paths"]["/other"] = {
+        "get": {"operationId": "makeThing", "responses": {"200": {"description": "ok"}}}
+    }
+    found = [(p.pointer, p.message) for p in schema_problems(raw, "doc.yaml")]
+    assert sorted(found) == [
+        ("/components/schemas/Mode/minLength", "-1 is less than the minimum of 0"),
+        ("/components/schemas/Settings/properties/rate/default", "'0.1' is not of type 'number'"),
+        (
+            "/paths/~1other/get",
+            "Operation ID 'makeThing' for 'get' in '/other' is not unique",
+        ),
+    ]
+    raw["paths"][PATH]["post"]["responses"] = {200: {"description": "ok"}}  # a YAML number key
+    (raised,) = schema_problems(raw, "doc.yaml")
+    assert str(raised) == (
+        "doc.yaml#/paths/~1things~1{thing_id}/post/responses: TypeError: expected string or "
+        "bytes-like object, got 'int'"
+    )
