@@ -152,8 +152,7 @@ def _schema_problems(raw: Any, source: str, *, quiet: bool = False) -> tuple[lis
     problems: list[Problem] = []
     try:
         for error in validator(raw, base_uri=confined.root_uri).iter_errors():
-            pointer = _placed(files, source, _found_at(error))
-            problems.append(Problem(source, pointer, _shorten(error.message)))
+            problems.append(_problem(error, files, source))
     except Exception as exc:  # the validator raises, rather than reports, what it cannot resolve
         if not (quiet or refused):  # a reference refused is a problem already
             problems.append(_raised(exc, files, source))
@@ -248,14 +247,24 @@ keyword validator of openapi-spec-validator found it: the path it was given (thr
 references, as jsonschema-path walks it), then the error's own path below that."""
 
 
-def _found_at(error: Any) -> list[Any]:
-    """Where in the document (a path through references) the validator found ``error``. The
-    OpenAPI schema's own errors have their path from the root; the errors of its keyword
-    validators (a schema's ``default``, a schema against its dialect, a duplicate
-    ``operationId``...) have a path below the object the keyword validator was checking, which
-    :func:`_placing` keeps on them."""
-    found = getattr(error, _PLACE, None)
-    return [*(found or ()), *error.path]
+def _problem(error: Any, files: dict[str, Any], source: str) -> Problem:
+    """The problem of one error of the validator, at its place in the document (a path through
+    references, see :func:`_placed`). The OpenAPI schema's own errors have their path from the
+    root; the errors of its keyword validators (a schema's ``default``, a schema against its
+    dialect, a duplicate ``operationId``...) have a path below the object the keyword validator
+    was checking, which :func:`_placing` keeps on them.
+
+    An object that matches none of the schemas it may be (``oneOf``: a schema object or a
+    reference) is named where the branch that goes deepest into it fails (``type: 'null'`` in
+    an OpenAPI 3.0 schema, ...), rather than as the whole object."""
+    deepest = error
+    while deepest.context:
+        deepest = max(deepest.context, key=lambda e: len(e.absolute_path))
+    path = [*(getattr(error, _PLACE, None) or ()), *deepest.absolute_path]
+    message = _worded(deepest)
+    if deepest is not error:
+        message += " (the deepest reason it matches none of the schemas it may be)"
+    return Problem(source, _placed(files, source, path), _shorten(message))
 
 
 def _checking(exc: BaseException) -> list[Any]:
@@ -452,6 +461,17 @@ def _validator(version: str) -> type[SpecValidator]:
     from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
 
     return _linear(OpenAPIV31SpecValidator if version == "3.1" else OpenAPIV30SpecValidator)
+
+
+def _worded(error: Any) -> str:
+    """The validator's message, where it begins with the whole object or array it is about (a
+    schema of hundreds of characters, which the place names already) with ``the object`` or
+    ``the array`` instead."""
+    message = str(error.message)
+    instance = error.instance
+    if isinstance(instance, (dict, list)) and message.startswith(shown := repr(instance)):
+        return ("the object" if isinstance(instance, dict) else "the array") + message[len(shown) :]
+    return message
 
 
 def _shorten(message: str) -> str:
