@@ -4,6 +4,11 @@ and, committed beside them in ``tests/golden/packages/``, the package each rende
 any change of what ``--spec`` renders shows as a diff to review (the idea of
 openapi-python-client's end-to-end tests); this tier needs nothing outside the repository.
 
+A package's ``_runtime/`` is a copy of the runtime's client core (``runtime/together_rl_runtime``,
+see :func:`generator.reading.runtime.vendored_files`): the record holds the list of its files
+(:data:`RUNTIME_LIST`), and each file is compared with the runtime's own rather than with a copy
+in the record, which a change of the runtime alone would make stale.
+
 Run as a script (what ``nox -s golden`` does) to render them again and record the result, after
 reviewing the difference the test reports::
 
@@ -23,10 +28,13 @@ sys.path.insert(0, str(ROOT))
 
 from generator.cli import main as generator  # noqa: E402
 from generator.output.tree import read_tree, tree_differences  # noqa: E402
+from generator.reading.runtime import VENDORED, vendored_files  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
 SPECS = GOLDEN / "specs"
 PACKAGES = GOLDEN / "packages"
+RUNTIME_LIST = "_runtime.txt"
+"""The file of a golden package that lists the files of its ``_runtime/`` copy."""
 
 
 def documents() -> list[Path]:
@@ -35,12 +43,21 @@ def documents() -> list[Path]:
 
 
 def render(document: Path, out: Path) -> dict[str, bytes]:
-    """The files of the package ``generate --spec`` renders of ``document``, written to ``out``
-    (a folder that does not exist yet), by path in it."""
-    args = ["generate", "--spec", str(document), "--out", str(out)]
-    if generator(args) != 0:
+    """The files of the package ``generate --spec`` renders of ``document`` (written to ``out``,
+    a folder that does not exist yet), by path in it, as its golden package records them: its
+    ``_runtime/`` copy as the list of its files (:data:`RUNTIME_LIST`), once each of them is
+    found to be the runtime's own."""
+    if generator(["generate", "--spec", str(document), "--out", str(out)]) != 0:
         raise RuntimeError(f"`generate --spec {document}` failed: see its error above")
-    return read_tree(out)
+    files = read_tree(out)
+    core = vendored_files()
+    copied = sorted(p for p in files if p.partition("/")[2].startswith(f"{VENDORED}/"))
+    for path in copied:
+        if files[path] != core.get(path.partition("/")[2]):
+            raise AssertionError(f"{out}/{path} is not the runtime's {path.partition('/')[2]}")
+    recorded = {path: content for path, content in files.items() if path not in copied}
+    recorded[RUNTIME_LIST] = "".join(f"{path}\n" for path in copied).encode()
+    return recorded
 
 
 def differences(document: Path, out: Path) -> list[str]:
@@ -48,9 +65,8 @@ def differences(document: Path, out: Path) -> list[str]:
     is not as its golden package holds it, is missing there or is extra."""
     rendered = render(document, out)
     recorded = read_tree(PACKAGES / document.stem)
-    return list(
-        tree_differences(rendered, recorded, label=f"tests/golden/packages/{document.stem}")
-    )
+    label = f"tests/golden/packages/{document.stem}"
+    return list(tree_differences(rendered, recorded, label=label))
 
 
 def refresh(names: list[str]) -> list[str]:
@@ -63,11 +79,15 @@ def refresh(names: list[str]) -> list[str]:
     changed = []
     with tempfile.TemporaryDirectory() as scratch:
         for document in chosen:
-            out = Path(scratch) / document.stem
-            if differences(document, out):
-                changed.append(document.stem)
-                shutil.rmtree(PACKAGES / document.stem, ignore_errors=True)
-                shutil.copytree(out, PACKAGES / document.stem)
+            rendered = render(document, Path(scratch) / document.stem)
+            folder = PACKAGES / document.stem
+            if rendered == read_tree(folder):
+                continue
+            changed.append(document.stem)
+            shutil.rmtree(folder, ignore_errors=True)
+            for path, content in rendered.items():
+                (folder / path).parent.mkdir(parents=True, exist_ok=True)
+                (folder / path).write_bytes(content)
     return changed
 
 
