@@ -37,7 +37,7 @@ RENAMED = Kind("name renamed", "names renamed")
 """A name the document gives that Python, the generated code or another name takes."""
 LEFT_OUT = Kind("part left out", "parts left out")
 """What the generator cannot represent (the package's README lists it too)."""
-READ = Kind("value read leniently", "values read leniently")
+READ = Kind("place read leniently", "places read leniently")
 """What the parser read as the document surely means (a number written as a string, ...)."""
 VALIDATOR = Kind("finding of openapi-spec-validator", "findings of openapi-spec-validator")
 """What openapi-spec-validator finds wrong with the document (it does not stop a generation)."""

@@ -238,7 +238,21 @@ def _raised(exc: BaseException, files: dict[str, Any], source: str) -> Problem:
         seen.add(id(cause))
         cause = cause.__cause__ or cause.__context__
     pointer = _placed(files, source, _checking(exc))
-    return Problem(source, pointer, f"{type(exc).__name__}: {_shorten(str(exc))}")
+    raised = f"{type(exc).__name__}: {_shorten(str(exc))}"
+    found = _target(files, source, "", pointer if "#" in pointer else f"#{pointer}")
+    keys = (
+        [k for k in found[2] if not isinstance(k, str)]
+        if found and isinstance(found[2], dict)
+        else []
+    )
+    if keys:  # YAML reads `200:` as a number, which the validator's patterns cannot match
+        return Problem(
+            source,
+            pointer,
+            f"the key {keys[0]!r} is not a string (quote it): openapi-spec-validator stopped "
+            f"there ({raised})",
+        )
+    return Problem(source, pointer, raised)
 
 
 _PLACE = "_generator_place"

@@ -233,6 +233,7 @@ def test_each_finding_of_the_validator_names_its_place_in_the_document():
     raw["paths"][PATH]["post"]["responses"] = {200: {"description": "ok"}}  # a YAML number key
     (raised,) = schema_problems(raw, "doc.yaml")
     assert str(raised) == (
-        "doc.yaml#/paths/~1things~1{thing_id}/post/responses: TypeError: expected string or "
-        "bytes-like object, got 'int'"
+        "doc.yaml#/paths/~1things~1{thing_id}/post/responses: the key 200 is not a string (quote "
+        "it): openapi-spec-validator stopped there (TypeError: expected string or bytes-like "
+        "object, got 'int')"
     )

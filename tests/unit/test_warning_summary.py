@@ -78,7 +78,7 @@ def test_a_warning_that_asks_for_a_decision_is_printed_each_time():
     assert list(summary(found)) == [
         "spec/x.yaml#/a: the request field `a` has no role",
         "spec/x.yaml#/c: the request field `c` has no role",
-        "2 values read leniently (--verbose lists each), e.g. read spec/x.yaml#/b: string '1' "
+        "2 places read leniently (--verbose lists each), e.g. read spec/x.yaml#/b: string '1' "
         "read as the integer 1",
         "spec/x.yaml#/d: the status value `X` has no entry",
         "renamed spec/x.yaml#/f: the property 'class' is named `class_`",
