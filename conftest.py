@@ -15,6 +15,10 @@ from support.paths import ROOT, SPEC_DIR  # noqa: E402
 TREES = (ROOT / "tests", ROOT / "runtime" / "tests")
 """The folders of tests, each with its tier folders."""
 
+collect_ignore_glob = ["tests/golden/*"]
+"""The golden packages (tests/golden/) are the generator's output, never tests: their Python is
+compared byte for byte (tests/e2e/test_golden_packages.py), not collected."""
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):

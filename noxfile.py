@@ -49,6 +49,15 @@ def check(session: nox.Session) -> None:
     session.run("python", "-m", "generator", "check")
 
 
+@nox.session
+def golden(session: nox.Session) -> None:
+    """Render the golden documents of tests/golden/specs/ again and record their packages in
+    tests/golden/packages/ (``-- NAME`` for one), after reviewing the difference that
+    tests/e2e/test_golden_packages.py reports."""
+    session.install("-e", RUNTIME, "-e", ".")
+    session.run("python", "tests/support/golden.py", *session.posargs)
+
+
 def _in_parallel(posargs: list[str]) -> list[str]:
     """pytest's arguments with one worker per core (pytest-xdist), unless they choose otherwise
     (``-n 0`` runs in this process, as a debugger needs)."""

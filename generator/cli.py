@@ -13,6 +13,7 @@ from pathlib import Path
 from .changes import changelog
 from .changes.diff import Change, diff_documents
 from .errors import GeneratorError
+from .findings import Finding, summary
 from .pointer import locate
 from .reading.ir import Document
 from .reading.parser import parse_file
@@ -145,6 +146,13 @@ def _parser() -> argparse.ArgumentParser:
         "--version",
         dest="package_version",
         help="with --spec: the package's version (default: the document's, where pip accepts it)",
+    )
+    generate.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print every warning (default: one line per kind of warning, with its count and "
+        "its first place, where a kind has several; a warning that asks for a decision is "
+        "always printed)",
     )
     generate.add_argument(
         "--revision",
@@ -370,10 +378,17 @@ def _compat(args: argparse.Namespace) -> int:
 
 
 class _Printed:
-    """A recipe's report on the terminal: warnings and notes on stderr, what it did on stdout."""
+    """A recipe's report on the terminal: warnings and notes on stderr, what it did on stdout;
+    the warnings summarised kind by kind (see :func:`~generator.findings.summary`), or, where
+    ``verbose``, each of them."""
 
-    def warning(self, text: str) -> None:
-        print(f"warning: {text}", file=sys.stderr)
+    def __init__(self, verbose: bool = False) -> None:
+        self.verbose = verbose
+
+    def warnings(self, found: Sequence[Finding]) -> None:
+        lines = [f.text for f in found] if self.verbose else summary(found)
+        for line in lines:
+            print(f"warning: {line}", file=sys.stderr)
 
     def note(self, text: str) -> None:
         print(f"note: {text}", file=sys.stderr)
@@ -387,7 +402,7 @@ def _generate(args: argparse.Namespace) -> int:
 
     if args.spec is None:
         project = Project(args.spec_dir, args.out or DEFAULT_OUT, args.readme)
-        project.build(_Printed(), args.revisions)
+        project.build(_Printed(args.verbose), args.revisions)
         return 0
     if args.out is None:
         raise GeneratorError("--spec needs --out: the folder to write the package into")
@@ -401,7 +416,7 @@ def _generate(args: argparse.Namespace) -> int:
         env_prefix=args.env_prefix,
         version=args.package_version,
     )
-    package.build(_Printed())
+    package.build(_Printed(args.verbose))
     return 0
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 from .caching import default_cache_dir
 from .changes import compat
 from .errors import GeneratorError
+from .findings import VALIDATOR, Finding
 from .output import readme
 from .output.document import render_one_document
 from .output.package import REVISION_PACKAGE, TEMPLATES_DIR, PackageInfo
@@ -44,8 +45,10 @@ if TYPE_CHECKING:
 class Report(Protocol):
     """Where a recipe tells its user what it found and what it did, as it goes."""
 
-    def warning(self, text: str) -> None:
-        """Something the user should know (a request field the local reference ignores...)."""
+    def warnings(self, found: Sequence[Finding]) -> None:
+        """What the user should know (a request field the local reference ignores...), all
+        together once it is known: the report may summarise it kind by kind (see
+        :mod:`generator.findings`)."""
 
     def note(self, text: str) -> None:
         """Something worth a line that needs no action."""
@@ -127,8 +130,7 @@ class Project:
         rendering = self.packages(
             revision_ids, cache_dir=cache_dir, black_everything=False, reuse=out
         )
-        for warning in rendering.warnings:
-            report.warning(warning)
+        report.warnings(rendering.warnings)
         for note in rendering.notes:
             report.note(note)
         written = sorted({path.split("/")[0] for path in rendering.files})
@@ -224,6 +226,7 @@ class DocumentPackage:
 
         cache_dir = default_cache_dir()
         known = known_problems(self.path, cache_dir)
+        found: list[Finding] = []
         with contextlib.ExitStack() as stack:
             if known is None:
                 pool = stack.enter_context(
@@ -238,15 +241,15 @@ class DocumentPackage:
                 rendering = render_one_document(
                     self.path, document, package, self.version, cache_dir=cache_dir
                 )
-                for warning in rendering.warnings:
-                    report.warning(warning)
+                found += rendering.warnings
 
                 def verify(staging: Path) -> None:
                     import_packages([(staging, package.import_name)], cache_dir)
 
                 write_tree(rendering.files, self.out, package=package.import_name, verify=verify)
             finally:
-                _report_problems(known if known is not None else problems, report)
+                found += _findings(known if known is not None else problems)
+                report.warnings(found)
         report.done(f"rendered {len(rendering.files)} files of {self.path} into {self.out}")
 
     def info(self, title: str) -> PackageInfo:
@@ -264,18 +267,14 @@ class DocumentPackage:
         return PackageInfo(name, distribution, f"the {prose}", False, env_prefix=prefix)
 
 
-def _report_problems(
-    problems: list[Problem] | concurrent.futures.Future[list[Problem]], report: Report
-) -> None:
-    """Report the validator's findings as warnings; a worker that died is a warning too (its
-    findings never stop a generation)."""
+def _findings(problems: list[Problem] | concurrent.futures.Future[list[Problem]]) -> list[Finding]:
+    """The validator's findings, as warnings; a worker that died is a warning too (its findings
+    never stop a generation)."""
     try:
         found = problems if isinstance(problems, list) else problems.result()
     except Exception as exc:  # the worker was killed (out of memory, a signal)
-        report.warning(f"openapi-spec-validator did not finish: {exc!r}")
-        return
-    for problem in found:
-        report.warning(str(problem))
+        return [Finding(VALIDATOR, f"openapi-spec-validator did not finish: {exc!r}")]
+    return [Finding(VALIDATOR, str(problem)) for problem in found]
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:

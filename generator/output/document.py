@@ -11,6 +11,7 @@ from typing import Any
 
 from ..changes.versions import VersionedChanges
 from ..errors import SpecError, UnsupportedConstructError
+from ..findings import LEFT_OUT, READ, Finding
 from ..pointer import locate
 from ..reading import ir
 from ..reading.metadata import GENERIC
@@ -26,7 +27,7 @@ from .package import (
     located,
     package_files,
 )
-from .render import Rendering, finish
+from .render import Rendering, finish, renamed
 
 
 def render_document(
@@ -56,10 +57,13 @@ def render_document(
         "omitted": doc.omitted,
     }
     source = str(revision.file)
-    assert module.names is not None
-    warnings = [f"left out {locate(source, o.pointer)}: {o.reason}" for o in doc.omitted]
-    warnings += [f"read {locate(source, d.pointer)}: {d.message}" for d in doc.diagnostics]
-    warnings += [f"renamed {locate(source, r.pointer)}: {r.message}" for r in module.names.renames]
+    warnings = [
+        Finding(LEFT_OUT, f"left out {locate(source, o.pointer)}: {o.reason}") for o in doc.omitted
+    ]
+    warnings += [
+        Finding(READ, f"read {locate(source, d.pointer)}: {d.message}") for d in doc.diagnostics
+    ]
+    warnings += renamed(source, module)
     return package_files(templates, doc, revision, module, client, context, [], warnings)
 
 

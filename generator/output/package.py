@@ -23,6 +23,7 @@ from together_rl_runtime.settings import Sets
 from ..changes import changelog
 from ..changes.versions import VersionedChanges
 from ..errors import GeneratorError, SpecError
+from ..findings import Finding
 from ..reading import ir, runtime
 from ..reading.revisions import Revision
 from ..views.docpage import OperationPage, operation_page
@@ -113,7 +114,7 @@ class PackageFiles:
 
     rendered: dict[str, tuple[str, str]]
     static: dict[str, bytes]
-    warnings: list[str]
+    warnings: list[Finding]
     notes: list[str] = field(default_factory=list)
 
 
@@ -137,7 +138,7 @@ def package_files(
     client: PyClient,
     context: dict[str, Any],
     history: Sequence[VersionedChanges],
-    warnings: list[str],
+    warnings: list[Finding],
 ) -> PackageFiles:
     """The files of the package of ``doc`` (its ``revision``), rendered with its models and
     client, the templates' ``context`` (the package's own part: its ``PackageInfo``, version,

@@ -19,6 +19,7 @@ from together_rl_runtime.settings import SESSION_DEFAULTS
 
 from ..changes import compat
 from ..changes.versions import VersionedChanges
+from ..findings import DECISION, REFERENCE, RENAMED, STATUS, Finding
 from ..pointer import locate
 from ..reading import ir
 from ..reading.fieldroles import FieldRoles
@@ -64,25 +65,33 @@ def render_package(
     reference = _reference(doc, module, client, roles)
     servers = [compat.pair(revision, earlier, roles) for earlier in revisions[:-1]]
     warnings = [
-        f"{revision.file}#{field.pointer}: the request field `{field.path}` of revision "
-        f"{revision.id} has no role in the local reference ({field.reason}); the reference "
-        "answers a request that sets it with FAILED / INVALID_INPUT"
+        Finding(
+            DECISION,
+            f"{revision.file}#{field.pointer}: the request field `{field.path}` of revision "
+            f"{revision.id} has no role in the local reference ({field.reason}); the reference "
+            "answers a request that sets it with FAILED / INVALID_INPUT",
+        )
         for field in reference.rules.unassigned
     ] + _unclassified_statuses(revision, client, statuses)
     warnings += [
-        f"{revision.file}#{p.pointer}: the {p.path} of revision {revision.id} has no role in the "
-        f"local reference ({p.reason}); the reference answers a request that carries it with "
-        "FAILED / INVALID_INPUT"
+        Finding(
+            DECISION,
+            f"{revision.file}#{p.pointer}: the {p.path} of revision {revision.id} has no role in "
+            f"the local reference ({p.reason}); the reference answers a request that carries it "
+            "with FAILED / INVALID_INPUT",
+        )
         for p in reference.rules.unassigned_parameters
     ]
     warnings += [
-        f"{revision.file}#{pointer}: revision {revision.id}: {problem}"
+        Finding(REFERENCE, f"{revision.file}#{pointer}: revision {revision.id}: {problem}")
         for pointer, problem in reference.answers.unsatisfied
     ]
-    warnings += [f"{revision.file}#{reason}" for reason in reference.rules.ignored_defaults]
+    warnings += [
+        Finding(REFERENCE, f"{revision.file}#{reason}")
+        for reason in reference.rules.ignored_defaults
+    ]
     assert module.names is not None
-    source = str(revision.file)
-    warnings += [f"renamed {locate(source, r.pointer)}: {r.message}" for r in module.names.renames]
+    warnings += renamed(str(revision.file), module)
     context: dict[str, Any] = {
         "package": REVISION_PACKAGE,
         "metadata": metadata,
@@ -119,9 +128,19 @@ def _declared_defaults(revision: Revision, reference: ReferenceView) -> list[str
     return notes
 
 
+def renamed(source: str, module: PyModule) -> list[Finding]:
+    """A warning for each name of ``module`` (the models and client of the document
+    ``source``) that is not its plain name, with why."""
+    assert module.names is not None
+    return [
+        Finding(RENAMED, f"renamed {locate(source, r.pointer)}: {r.message}")
+        for r in module.names.renames
+    ]
+
+
 def _unclassified_statuses(
     revision: Revision, client: PyClient, statuses: StatusKinds
-) -> list[str]:
+) -> list[Finding]:
     """A warning for each status value of a waited-for operation that the status data has no
     entry for, with its JSON pointer."""
     warnings = []
@@ -130,9 +149,12 @@ def _unclassified_statuses(
         assert operation is not None
         for pointer, value in unclassified(revision.document, operation, statuses):
             warnings.append(
-                f"{revision.file}#{pointer}: the status value `{value}` of revision "
-                f"{revision.id} has no entry in {STATUSES_PATH}; `{waiter.method_name}` polls on "
-                "while an operation has it"
+                Finding(
+                    STATUS,
+                    f"{revision.file}#{pointer}: the status value `{value}` of revision "
+                    f"{revision.id} has no entry in {STATUSES_PATH}; `{waiter.method_name}` "
+                    "polls on while an operation has it",
+                )
             )
     return warnings
 
@@ -159,7 +181,7 @@ class Rendering:
 
     files: dict[str, bytes]
     """Every file, by path relative to ``generated/`` (``<id>/pyproject.toml``, ...)."""
-    warnings: tuple[str, ...]
+    warnings: tuple[Finding, ...]
     """What the user should know: fields the local reference does not implement, ..."""
     notes: tuple[str, ...] = ()
     """What is worth a line but needs no action: declared defaults that differ from the session

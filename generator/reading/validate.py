@@ -5,32 +5,20 @@ from __future__ import annotations
 import functools
 import json
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..caching import Store, digest
 from ..errors import SpecError
-from ..pointer import join, locate, references
-from .loader import load_yaml, read_referenced
+from ..pointer import join, locate, references, split
+from .loader import load_yaml, read_referenced, referenced_file
 from .parser import parse_document
 
 if TYPE_CHECKING:
     from openapi_spec_validator.validation.validators import SpecValidator
 
-_TOP_LEVEL = (
-    "openapi",
-    "info",
-    "jsonSchemaDialect",
-    "servers",
-    "paths",
-    "webhooks",
-    "components",
-    "security",
-    "tags",
-    "externalDocs",
-)
 _MAX_MESSAGE = 240
 
 
@@ -44,7 +32,7 @@ class Problem:
 
     def __str__(self) -> str:
         pointer = self.pointer or "/"
-        if pointer.startswith(("/", "…")):  # in the document (… : inside a schema of it)
+        if pointer.startswith("/"):  # in the document
             return f"{self.source}#{pointer}: {self.message}"
         return f"{locate(self.source, pointer)}: {self.message}"  # in a file it reads
 
@@ -164,10 +152,10 @@ def _schema_problems(raw: Any, source: str, *, quiet: bool = False) -> tuple[lis
     problems: list[Problem] = []
     try:
         for error in validator(raw, base_uri=confined.root_uri).iter_errors():
-            problems.append(Problem(source, _pointer(list(error.path)), _shorten(error.message)))
+            problems.append(_problem(error, files, source))
     except Exception as exc:  # the validator raises, rather than reports, what it cannot resolve
         if not (quiet or refused):  # a reference refused is a problem already
-            problems.append(_raised(exc, source))
+            problems.append(_raised(exc, files, source))
     return refused + problems, not named and len(files) == 1
 
 
@@ -238,9 +226,10 @@ class _Confined(dict[str, Any]):
         return self.files[name]
 
 
-def _raised(exc: BaseException, source: str) -> Problem:
+def _raised(exc: BaseException, files: dict[str, Any], source: str) -> Problem:
     """The problem of an exception the validator raised: the refusal or the error of the
-    loader where one is its cause, else the exception's type and words."""
+    loader where one is its cause, else the exception's type and words at the place the
+    validator was checking (see :func:`_checking`)."""
     cause: BaseException | None = exc
     seen: set[int] = set()
     while cause is not None and id(cause) not in seen:
@@ -248,7 +237,127 @@ def _raised(exc: BaseException, source: str) -> Problem:
             return Problem(source, cause.pointer, cause.message)
         seen.add(id(cause))
         cause = cause.__cause__ or cause.__context__
-    return Problem(source, "", f"{type(exc).__name__}: {_shorten(str(exc))}")
+    pointer = _placed(files, source, _checking(exc))
+    raised = f"{type(exc).__name__}: {_shorten(str(exc))}"
+    found = _target(files, source, "", pointer if "#" in pointer else f"#{pointer}")
+    keys = (
+        [k for k in found[2] if not isinstance(k, str)]
+        if found and isinstance(found[2], dict)
+        else []
+    )
+    if keys:  # YAML reads `200:` as a number, which the validator's patterns cannot match
+        return Problem(
+            source,
+            pointer,
+            f"the key {keys[0]!r} is not a string (quote it): openapi-spec-validator stopped "
+            f"there ({raised})",
+        )
+    return Problem(source, pointer, raised)
+
+
+_PLACE = "_generator_place"
+"""The attribute of an error (or of an exception raised) that holds where in the document a
+keyword validator of openapi-spec-validator found it: the path it was given (through
+references, as jsonschema-path walks it), then the error's own path below that."""
+
+
+def _problem(error: Any, files: dict[str, Any], source: str) -> Problem:
+    """The problem of one error of the validator, at its place in the document (a path through
+    references, see :func:`_placed`). The OpenAPI schema's own errors have their path from the
+    root; the errors of its keyword validators (a schema's ``default``, a schema against its
+    dialect, a duplicate ``operationId``...) have a path below the object the keyword validator
+    was checking, which :func:`_placing` keeps on them.
+
+    An object that matches none of the schemas it may be (``oneOf``: a schema object or a
+    reference) is named where the branch that goes deepest into it fails (``type: 'null'`` in
+    an OpenAPI 3.0 schema, ...), rather than as the whole object."""
+    deepest = error
+    while deepest.context:
+        deepest = max(deepest.context, key=lambda e: len(e.absolute_path))
+    path = [*(getattr(error, _PLACE, None) or ()), *deepest.absolute_path]
+    message = _worded(deepest)
+    if deepest is not error:
+        message += " (the deepest reason it matches none of the schemas it may be)"
+    return Problem(source, _placed(files, source, path), _shorten(message))
+
+
+def _checking(exc: BaseException) -> list[Any]:
+    """Where the validator was when it raised ``exc``: the object a keyword validator was
+    checking (see :func:`_placing`), then the instance path of each level of jsonschema's
+    descent the traceback passes through (its ``descend`` frames)."""
+    path: list[Any] = list(getattr(exc, _PLACE, None) or ())
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "descend" and frame.f_globals.get("__name__", "").startswith(
+            "jsonschema."
+        ):
+            step = frame.f_locals.get("path")
+            if isinstance(step, (str, int)):
+                path.append(step)
+        tb = tb.tb_next
+    return path
+
+
+def _placed(files: dict[str, Any], source: str, path: Sequence[Any]) -> str:
+    """The JSON pointer of the place the validator names by ``path``, a path from the root of
+    the document that passes through references (jsonschema-path walks a ``$ref`` as if its
+    target stood there): each reference on the way is followed to its target, in the document
+    or in a file it reads (``name#/pointer``), as far as the documents read hold it. A
+    reference that cannot be followed ends the following: the rest of the path is named below
+    the place reached."""
+    file, pointer, node = "", "", files.get("")
+    seen: set[tuple[str, str]] = set()
+    for position, token in enumerate(path):
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str) and token not in node:
+            target = _target(files, source, file, node["$ref"])
+            if target is None or target[:2] in seen:
+                return _name(file, join(pointer, *path[position:]))
+            seen.add(target[:2])
+            file, pointer, node = target
+        pointer = join(pointer, token)
+        node = _child(node, token)
+    return _name(file, pointer)
+
+
+def _target(files: dict[str, Any], source: str, here: str, ref: str) -> tuple[str, str, Any] | None:
+    """The file, pointer and node a ``$ref`` in the file ``here`` leads to, where the documents
+    read hold it; ``None`` where they do not."""
+    location, _, fragment = ref.partition("#")
+    file = here
+    if location:
+        try:
+            file = referenced_file(source, here, location, ref=ref, at="")[0]
+        except SpecError:
+            return None
+    if file not in files:
+        return None
+    fragment = urllib.parse.unquote(fragment)
+    try:
+        tokens = split(fragment)
+    except ValueError:
+        return None
+    node = files[file]
+    for token in tokens:
+        node = _child(node, token)
+        if node is None:
+            return None
+    return file, fragment, node
+
+
+def _child(node: Any, token: Any) -> Any:
+    """The member ``token`` of an object or an array, else ``None``."""
+    if isinstance(node, dict):
+        return node.get(token, node.get(str(token)))
+    if isinstance(node, list) and str(token).isdigit() and int(token) < len(node):
+        return node[int(token)]
+    return None
+
+
+def _name(file: str, pointer: str) -> str:
+    """A pointer in the document, or ``name#pointer`` in a file it reads (as :class:`Problem`
+    names them)."""
+    return f"{file}#{pointer}" if file else pointer
 
 
 class _SeenIds(list[int]):
@@ -271,7 +380,8 @@ class _SeenIds(list[int]):
 def _linear(validator: type[SpecValidator]) -> type[SpecValidator]:
     """``validator`` with its schema validator keeping the ids it has seen in :class:`_SeenIds`,
     and the OpenAPI schema's validator resolving in a registry crawled once (:func:`_crawled`):
-    the same checks, in time linear in the document."""
+    the same checks, in time linear in the document; and every keyword validator keeping on
+    its errors where it found them (:func:`_placing`)."""
     schema_validator = validator.keyword_validators["schema"]
 
     class SchemaValidator(schema_validator):  # type: ignore[valid-type,misc]
@@ -280,14 +390,55 @@ def _linear(validator: type[SpecValidator]) -> type[SpecValidator]:
             self.visited_schema_ids = _SeenIds()
             self.meta_checked_schema_ids = _SeenIds()
 
+    keywords = {**validator.keyword_validators, "schema": SchemaValidator}
     return type(
         validator.__name__,
         (validator,),
         {
-            "keyword_validators": {**validator.keyword_validators, "schema": SchemaValidator},
+            "keyword_validators": {k: _placing(k, v) for k, v in keywords.items()},
             "schema_validator": _crawled(validator.schema_validator),
         },
     )
+
+
+def _placing(keyword: str, keyword_validator: type[Any]) -> type[Any]:
+    """``keyword_validator`` (one of openapi-spec-validator's, called with the path of the
+    object it checks) keeping that path on each error it yields that no validator it calls
+    placed already, and on an exception it raises (see :func:`_found_at`, :func:`_checking`):
+    openapi-spec-validator reports these errors with no place in the document. The value
+    validator checks a schema's ``default``: its errors are placed below that. Each error is an
+    ``OpenAPIValidationError``, as the validator's ``iter_errors`` makes every error (a copy
+    it makes would not keep the place)."""
+    from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+
+    below = ("default",) if keyword == "default" else ()
+
+    class Placing(keyword_validator):  # type: ignore[valid-type,misc]
+        def __call__(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+            at = next((a.parts for a in args if _is_path(a)), None)
+            place = None if at is None else (*at, *below)
+            try:
+                for error in super().__call__(*args, **kwargs):
+                    if place is not None and getattr(error, _PLACE, None) is None:
+                        # wrapped as the validator wraps it, which would drop the place
+                        if not isinstance(error, OpenAPIValidationError):
+                            error = OpenAPIValidationError.create_from(error)
+                        setattr(error, _PLACE, place)
+                    yield error
+            except Exception as exc:
+                if place is not None and getattr(exc, _PLACE, None) is None:
+                    setattr(exc, _PLACE, place)
+                raise
+
+    Placing.__name__ = Placing.__qualname__ = keyword_validator.__name__
+    return Placing
+
+
+def _is_path(value: Any) -> bool:
+    """Whether ``value`` is a jsonschema-path path (what keyword validators are called with)."""
+    from jsonschema_path.paths import SchemaPath
+
+    return isinstance(value, SchemaPath)
 
 
 def _crawled(schema_validator: Any) -> Any:
@@ -326,12 +477,15 @@ def _validator(version: str) -> type[SpecValidator]:
     return _linear(OpenAPIV31SpecValidator if version == "3.1" else OpenAPIV30SpecValidator)
 
 
-def _pointer(path: list[Any]) -> str:
-    pointer = join("", *path)
-    if path and path[0] not in _TOP_LEVEL:
-        # The validator reports errors inside a schema relative to that schema.
-        return "…" + pointer
-    return pointer
+def _worded(error: Any) -> str:
+    """The validator's message, where it begins with the whole object or array it is about (a
+    schema of hundreds of characters, which the place names already) with ``the object`` or
+    ``the array`` instead."""
+    message = str(error.message)
+    instance = error.instance
+    if isinstance(instance, (dict, list)) and message.startswith(shown := repr(instance)):
+        return ("the object" if isinstance(instance, dict) else "the array") + message[len(shown) :]
+    return message
 
 
 def _shorten(message: str) -> str:

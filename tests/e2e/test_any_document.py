@@ -30,7 +30,8 @@ PACKAGE = "together_apis"
 def corpus_package(tmp_path_factory):
     out = tmp_path_factory.mktemp("corpus") / "package"
     result = subprocess.run(
-        [sys.executable, "-m", "generator", "generate", "--spec", str(CORPUS), "--out", str(out)],
+        [sys.executable, "-m", "generator", "generate", "--spec", str(CORPUS), "--out", str(out)]
+        + ["--verbose"],
         capture_output=True,
         text=True,
         cwd=ROOT,

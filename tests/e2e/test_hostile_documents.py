@@ -28,11 +28,13 @@ def nested(depth: int) -> dict:
 
 
 def generate(tmp_path, raw: dict, name: str) -> tuple[int, str]:
-    """Run ``generate --spec`` on ``raw``; the exit status and what it wrote to stderr."""
+    """Run ``generate --spec`` on ``raw`` (every warning printed); the exit status and the
+    document's path."""
     source = tmp_path / f"{name}.json"
     source.write_text(json.dumps(raw))
     out = tmp_path / "out"
-    status = main(["generate", "--spec", str(source), "--out", str(out), "--package", name])
+    args = ["generate", "--spec", str(source), "--out", str(out), "--package", name, "--verbose"]
+    status = main(args)
     return status, str(source)
 
 

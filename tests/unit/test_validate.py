@@ -154,7 +154,22 @@ def test_the_validator_reports_what_openapi_spec_validator_reports(version):
     plain = OpenAPIV31SpecValidator if version.startswith("3.1") else OpenAPIV30SpecValidator
     expected = [error.message for error in plain(raw).iter_errors()]
     assert expected  # the document has faults for both to find
-    assert [p.message for p in schema_problems(raw, "doc.yaml")] == expected
+    assert_same_findings([p.message for p in schema_problems(raw, "doc.yaml")], expected)
+
+
+DEEPEST = " (the deepest reason it matches none of the schemas it may be)"
+
+
+def assert_same_findings(ours: list[str], theirs: list[str]) -> None:
+    """Our findings are the library's, one for one: each in its words, but where it says an
+    object matches none of the schemas it may be, which says why instead (the reason of the
+    branch that goes deepest into it)."""
+    assert len(ours) == len(theirs), (ours, theirs)
+    for mine, stock in zip(ours, theirs):
+        if stock.endswith("is not valid under any of the given schemas"):
+            assert mine.endswith(DEEPEST) and not mine.startswith("{"), (mine, stock)
+        else:
+            assert mine == stock
 
 
 @pytest.mark.parametrize("version", ["3.0.3", "3.1.0"])
@@ -172,6 +187,53 @@ def test_the_schema_check_finds_what_openapi_spec_validator_finds(version):
         "components": {"schemas": {"A": {"type": "object", "properties": {"b": {"minimum": "x"}}}}},
     }
     stock = OpenAPIV31SpecValidator if version.startswith("3.1") else OpenAPIV30SpecValidator
-    expected = [error.message[:20] for error in stock(raw).iter_errors()]
+    expected = [error.message for error in stock(raw).iter_errors()]
     found = schema_problems(raw, "doc.yaml")
-    assert expected and [problem.message[:20] for problem in found] == expected
+    assert expected
+    assert_same_findings([problem.message for problem in found], expected)
+    # each named where it is, the one under a oneOf too (in 3.0's schema)
+    places = {p.pointer: p.message.removesuffix(DEEPEST) for p in found}
+    assert places == {
+        "/info": "'version' is a required property",
+        "/paths/~1a/get/responses/200/description": "1 is not of type 'string'",
+        "/components/schemas/A/properties/b/minimum": "'x' is not of type 'number'",
+    }
+
+
+def test_each_finding_of_the_validator_names_its_place_in_the_document():
+    """openapi-spec-validator reports what its keyword validators find (a schema's ``default``,
+    a schema against its dialect, a duplicate operationId) with no place, and walks references
+    as if their targets stood there: each finding is named at the place of the document that
+    holds it, through the references, and an exception it raises at the object it was reading."""
+    from generator.reading.validate import schema_problems
+    from support.specdocs import PATH, document, obj
+
+    raw = document(
+        body={"$ref": "#/components/schemas/Settings"},
+        schemas={
+            "Settings": obj(
+                rate={"type": "number", "default": "0.1"},
+                mode={"$ref": "#/components/schemas/Mode"},
+            ),
+            "Mode": {"type": "string", "minLength": -1},
+        },
+    )
+    raw["paths"]["/other"] = {
+        "get": {"operationId": "makeThing", "responses": {"200": {"description": "ok"}}}
+    }
+    found = [(p.pointer, p.message) for p in schema_problems(raw, "doc.yaml")]
+    assert sorted(found) == [
+        ("/components/schemas/Mode/minLength", "-1 is less than the minimum of 0"),
+        ("/components/schemas/Settings/properties/rate/default", "'0.1' is not of type 'number'"),
+        (
+            "/paths/~1other/get",
+            "Operation ID 'makeThing' for 'get' in '/other' is not unique",
+        ),
+    ]
+    raw["paths"][PATH]["post"]["responses"] = {200: {"description": "ok"}}  # a YAML number key
+    (raised,) = schema_problems(raw, "doc.yaml")
+    assert str(raised) == (
+        "doc.yaml#/paths/~1things~1{thing_id}/post/responses: the key 200 is not a string (quote "
+        "it): openapi-spec-validator stopped there (TypeError: expected string or bytes-like "
+        "object, got 'int')"
+    )
