@@ -49,6 +49,8 @@ STATUS = Kind("status value without a kind", "status values without a kind", Tru
 REFERENCE = Kind("reference problem", "reference problems", True)
 """What the local reference of a revision cannot do as the document says (an answer it cannot
 give, a default it does not apply)."""
+PUT_BACK = Kind("released package put back", "released packages put back", True)
+"""A released package ``generate`` found edited by hand and wrote back as it was released."""
 
 
 @dataclass(frozen=True)

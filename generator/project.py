@@ -141,8 +141,7 @@ class Project:
 
         restored = put_back(self.sources, rendering.files, self.out)
         write_tree(rendering.files, self.out, only=revision_ids, verify=verify)
-        for line in restored:
-            report.warning(line)
+        report.warnings(restored)
         for document in self.documents():
             if document.write():
                 report.done(f"updated {document.name}")

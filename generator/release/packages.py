@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..caching import Store, digest
+from ..findings import PUT_BACK, Finding
 from ..output.package import TEMPLATES_DIR
 from ..output.render import Rendering, render_revisions
 from ..output.tree import read_tree
@@ -135,7 +136,7 @@ def _as_released(
     return files if files and not differences(release, files) else None
 
 
-def put_back(sources: Sources, files: dict[str, bytes], folder: Path) -> list[str]:
+def put_back(sources: Sources, files: dict[str, bytes], folder: Path) -> list[Finding]:
     """What writing ``files`` (by path relative to ``folder``, as :func:`render_packages` gives
     them) puts back in the released packages found edited in ``folder``: a line for each such
     package, naming its release and the files restored, removed or added back."""
@@ -162,8 +163,12 @@ def put_back(sources: Sources, files: dict[str, bytes], folder: Path) -> list[st
         ]
         if parts:
             lines.append(
-                f"{folder / revision_id}: put back as {release.distribution} {release.version} was "
-                f"released ({'; '.join(parts)}): a released package never changes, and a change "
-                "to it ships as a post-release (docs/releasing.md)"
+                Finding(
+                    PUT_BACK,
+                    f"{folder / revision_id}: put back as {release.distribution} "
+                    f"{release.version} was released ({'; '.join(parts)}): a released package "
+                    "never changes, and a change to it ships as a post-release "
+                    "(docs/releasing.md)",
+                )
             )
     return lines
