@@ -1,18 +1,19 @@
 """What this revision defines of its operations for the retry rule: ``list_pets`` is a GET,
 idempotent as HTTP defines it; ``create_pets`` is a POST that carries no idempotency key;
 ``show_pet_by_id`` is a GET, idempotent as HTTP defines it; ``show_pet_photo_by_id`` is a GET,
-idempotent as HTTP defines it; ``create_pet_photo_by_id`` is a POST that carries no
-idempotency key; ``list_tags`` is a GET, idempotent as HTTP defines it; ``create_tag`` is a
-POST that carries no idempotency key; ``delete_tag`` is a DELETE, idempotent as HTTP defines
-it. A call that is idempotent or carries a key may be sent again once the server may have
-received it, any other call never is; the rule itself (which failures are retried, how often,
-after which waits) is the client core's: see the docstring of ``_runtime._client``, this
-package's copy of the client core.
+idempotent as HTTP defines it; ``show_pet_photo_by_id_stream`` is a GET, idempotent as HTTP
+defines it; ``create_pet_photo_by_id`` is a POST that carries no idempotency key;
+``list_tags`` is a GET, idempotent as HTTP defines it; ``create_tag`` is a POST that carries
+no idempotency key; ``delete_tag`` is a DELETE, idempotent as HTTP defines it. A call that is
+idempotent or carries a key may be sent again once the server may have received it, any other
+call never is; the rule itself (which failures are retried, how often, after which waits) is
+the client core's: see the docstring of ``_runtime._client``, this package's copy of the
+client core.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from ._runtime import (
@@ -25,6 +26,7 @@ from ._runtime import (
     check_boolean,
     check_integer,
     check_string,
+    cookie as _cookie,
     list_of,
     one_of,
     open_enum,
@@ -33,7 +35,6 @@ from ._runtime import (
     query as _query,
     status_error as _status_error,
     strict_enum,
-    styled as _styled,
     wire as _wire,
     write_model,
 )
@@ -188,7 +189,7 @@ class Client(SyncAPIClient):
             },
             cookies={
                 "user": _parameter(user, "user", check_integer),
-                "userdata": _styled(userdata, "userdata", write_model(Userdata), "json", False),
+                **_cookie(userdata, "userdata", write_model(Userdata), "json", False),
             },
             auth="api_key",
             auth_optional=True,
@@ -200,20 +201,23 @@ class Client(SyncAPIClient):
     def show_pet_by_id(
         self,
         pet_id: int,
-    ) -> PetData:
+    ) -> PetData | bytes:
         """Info for a specific pet
 
         Args:
             pet_id: The id of the pet to retrieve
 
-        Returns the PetData.
+        Returns the PetData, or the response's bytes where the server answers with another
+        media type than JSON.
         """
         _request = self._build_request(
             "GET",
             f"/pets/{_path_parameter(pet_id, 'petId', check_integer)}",
             auth="petstore_auth",
         )
-        return self._parse(self._send(_request, resendable=True), PetData.from_dict, None)
+        return self._parse_or(
+            self._send(_request, resendable=True), PetData.from_dict, None, "bytes"
+        )
 
     def show_pet_photo_by_id(
         self,
@@ -236,6 +240,26 @@ class Client(SyncAPIClient):
         if _response.is_error:
             raise _status_error(_response, None)
         return _response.content
+
+    def show_pet_photo_by_id_stream(
+        self,
+        pet_id: int,
+    ) -> Iterator[bytes]:
+        """Photo for a specific pet, in pieces as it arrives
+
+        Args:
+            pet_id: The id of the pet to retrieve
+
+        Returns the response's bytes in pieces as they arrive: a download of any size, which
+        ``max_response_bytes`` does not bound.
+        """
+        _request = self._build_request(
+            "GET",
+            f"/pets/{_path_parameter(pet_id, 'petId', check_integer)}/photo",
+            auth="api_key",
+            auth_optional=True,
+        )
+        return self._download(_request, resendable=True, error=None)
 
     def create_pet_photo_by_id(
         self,
@@ -444,7 +468,7 @@ class AsyncClient(AsyncAPIClient):
             },
             cookies={
                 "user": _parameter(user, "user", check_integer),
-                "userdata": _styled(userdata, "userdata", write_model(Userdata), "json", False),
+                **_cookie(userdata, "userdata", write_model(Userdata), "json", False),
             },
             auth="api_key",
             auth_optional=True,
@@ -456,20 +480,23 @@ class AsyncClient(AsyncAPIClient):
     async def show_pet_by_id(
         self,
         pet_id: int,
-    ) -> PetData:
+    ) -> PetData | bytes:
         """Info for a specific pet
 
         Args:
             pet_id: The id of the pet to retrieve
 
-        Returns the PetData.
+        Returns the PetData, or the response's bytes where the server answers with another
+        media type than JSON.
         """
         _request = self._build_request(
             "GET",
             f"/pets/{_path_parameter(pet_id, 'petId', check_integer)}",
             auth="petstore_auth",
         )
-        return self._parse(await self._send(_request, resendable=True), PetData.from_dict, None)
+        return self._parse_or(
+            await self._send(_request, resendable=True), PetData.from_dict, None, "bytes"
+        )
 
     async def show_pet_photo_by_id(
         self,
@@ -492,6 +519,26 @@ class AsyncClient(AsyncAPIClient):
         if _response.is_error:
             raise _status_error(_response, None)
         return _response.content
+
+    async def show_pet_photo_by_id_stream(
+        self,
+        pet_id: int,
+    ) -> AsyncIterator[bytes]:
+        """Photo for a specific pet, in pieces as it arrives
+
+        Args:
+            pet_id: The id of the pet to retrieve
+
+        Returns the response's bytes in pieces as they arrive: a download of any size, which
+        ``max_response_bytes`` does not bound.
+        """
+        _request = self._build_request(
+            "GET",
+            f"/pets/{_path_parameter(pet_id, 'petId', check_integer)}/photo",
+            auth="api_key",
+            auth_optional=True,
+        )
+        return await self._download(_request, resendable=True, error=None)
 
     async def create_pet_photo_by_id(
         self,
