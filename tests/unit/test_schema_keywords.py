@@ -45,7 +45,7 @@ def generate(tmp: Path, paths: dict, schemas: dict, alias: str) -> tuple[ModuleT
     spec.write_text(json.dumps(doc))
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        assert main(["generate", "--spec", str(spec), "--out", str(tmp / "out")]) == 0
+        assert main(["generate", "--verbose", "--spec", str(spec), "--out", str(tmp / "out")]) == 0
     return load_package(tmp / "out", "keywords", alias), err.getvalue()
 
 
