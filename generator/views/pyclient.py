@@ -88,7 +88,7 @@ class PyParameter:
         """Optional in Python where the spec makes it optional, and for the idempotency key."""
         if self.required and not self.idempotency_key:
             return self.type.annotation
-        return f"{self.type.annotation} | None"
+        return self.type.optional_annotation
 
 
 @dataclass(frozen=True)
@@ -152,8 +152,9 @@ class PyBody:
     @property
     def annotation(self) -> str:
         """The ``body`` argument's annotation."""
-        text = self.type.annotation if self.type is not None else "bytes"
-        return text if self.required else f"{text} | None"
+        if self.type is None:
+            return "bytes" if self.required else "bytes | None"
+        return self.type.annotation if self.required else self.type.optional_annotation
 
 
 @dataclass(frozen=True)
@@ -289,8 +290,9 @@ class PyOperation:
 
     @property
     def classes(self) -> frozenset[str]:
-        """The generated classes the method's arguments and result name."""
-        used: set[str] = set()
+        """The generated classes the method's arguments and result name, and the functions of
+        recursive aliases that write its arguments and read its result."""
+        used: set[str] = set(self.functions)
         if self.body is not None:
             used |= {self.body.model} if self.body.model else set()
             used |= frozenset().union(*(f.classes for f in self.body.fields))
@@ -301,6 +303,17 @@ class PyOperation:
         for p in self.path_parameters + self.keyword_parameters:
             used |= p.type.classes
         return frozenset(used)
+
+    @property
+    def functions(self) -> frozenset[str]:
+        """The readers and writers of recursive aliases its checks call (see :attr:`helpers`)."""
+        every = self.path_parameters + self.keyword_parameters
+        used = frozenset().union(*(p.type.functions_of(reading=False) for p in every))
+        if self.body is not None and self.body.model is None and self.body.type is not None:
+            used |= self.body.type.functions_of(reading=False)
+        if self.response.type is not None and self.response.model is None:
+            used |= self.response.type.functions_of(reading=True)
+        return used
 
     @property
     def doc(self) -> str:
