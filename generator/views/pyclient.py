@@ -26,6 +26,7 @@ from .pymodel import (
     PyType,
     attribute_name,
     body_fields,
+    primitive_type,
     streams,
     success_kind,
     success_response,
@@ -693,7 +694,7 @@ def _parameter_type(doc: ir.Document, module: PyModule, schema: ir.Schema, point
     models, or a list of those, with the schema's constraints."""
     resolved = doc.resolve(schema)
     if isinstance(resolved, ir.Primitive) and resolved.type != "null":
-        kind = PyType("primitive", resolved.type)
+        kind = primitive_type(resolved)
     elif (
         isinstance(resolved, ir.Enum)
         and isinstance(schema, ir.Ref)

@@ -24,7 +24,18 @@ from ..reading.values import constraints_of
 from .cycles import strongly_connected
 from .naming import Claim, Namespace, Rename
 
-_PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+_PYTHON_TYPES = {
+    "string": "str",
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "datetime": "datetime.datetime",
+    "date": "datetime.date",
+}
+_FORMATS = {"date-time": "datetime", "date": "date"}
+"""The string formats read as Python values other than ``str``: a ``date-time`` is a
+``datetime.datetime``, read from ISO 8601 and written back (``check_datetime``,
+``write_datetime``)."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +120,7 @@ class PyType:
 
     def _expression(self, *, reading: bool) -> str:
         if self.kind == "primitive":
-            text = f"check_{self.name}"
+            text = self._primitive(reading=reading)
         elif self.kind in ("any", "file", "null"):
             text = f"check_{self.kind}"
         elif self.kind == "enum":
@@ -135,6 +146,11 @@ class PyType:
             text = f"constrained({text}, {limits})"
         return f"nullable({text})" if self.nullable else text
 
+    def _primitive(self, *, reading: bool) -> str:
+        """The check of a primitive: ``check_string``, ...; a date's writer is its own."""
+        writes = not reading and self.name in _FORMATS.values()
+        return f"{'write' if writes else 'check'}_{self.name}"
+
     @property
     def helpers(self) -> frozenset[str]:
         """The functions of ``_model`` that the reader and writer use."""
@@ -146,7 +162,7 @@ class PyType:
         if self.constraints:
             own.add("constrained")
         if self.kind == "primitive":
-            own.add(f"check_{self.name}")
+            own.add(self._primitive(reading=reading))
         elif self.kind in ("any", "file", "null"):
             own.add(f"check_{self.kind}")
         elif self.kind == "enum":
@@ -191,6 +207,14 @@ class PyType:
     def functions(self) -> frozenset[str]:
         """The functions of ``models.py`` that the reader and the writer call."""
         return self.functions_of(reading=True) | self.functions_of(reading=False)
+
+
+def primitive_type(schema: ir.Primitive) -> PyType:
+    """The type of a string, number, integer or boolean: a ``date-time`` or ``date`` string is a
+    ``datetime`` or ``date``."""
+    if schema.type == "string" and schema.format in _FORMATS:
+        return PyType("primitive", _FORMATS[schema.format])
+    return PyType("primitive", schema.type)
 
 
 def alias_function(alias: str, *, reading: bool) -> str:
@@ -428,6 +452,13 @@ class PyModule:
         return sorted(used, key=lambda name: (name != "IO", not name.isupper(), name))
 
     @property
+    def uses_datetime(self) -> bool:
+        """Whether a model or an alias holds dates (so that ``models.py`` imports ``datetime``)."""
+        annotations = [f.type.annotation for m in self.models for f in m.fields]
+        annotations += [a.type.annotation for a in self.aliases]
+        return any(re.search(r"\bdatetime\.", text) for text in annotations)
+
+    @property
     def uses_files(self) -> bool:
         """Whether a model holds files (so that ``models.py`` imports ``IO``)."""
         return any(f.type.files for m in self.models for f in m.fields)
@@ -460,6 +491,7 @@ RESERVED_ATTRIBUTES = frozenset(
     {
         "extra", "problems", "field", "to_dict", "from_dict", "to_json", "from_json",
         "str", "int", "float", "bool", "dict", "list", "object", "bytes", "self", "cls",
+        "datetime",
     }
 )  # fmt: skip
 
@@ -644,8 +676,6 @@ class _Builder:
         same wherever they are used, so spelled out once."""
         self.claims = 0
         """How many inline classes have been named (what says a type depends on its place)."""
-        self.work = 0
-        """How many types have been asked for: linear in the document's schemas."""
 
     def inline(self, owner: str, owner_key: Hashable, key: str, schema: ir.Schema) -> _Naming:
         """How to name the class of an inline schema at ``key`` under ``owner``."""
@@ -695,7 +725,6 @@ class _Builder:
     ) -> PyType:
         """The type of a schema used by a field of a model; request (``strict``) types check the
         schema's constraints too. A recursive schema is named by its alias."""
-        self.work += 1
         alias = self.recursive_target(schema)
         if alias is not None:
             result = PyType("alias", self.classes[alias])
@@ -770,7 +799,7 @@ class _Builder:
                 return PyType("null")
             if schema.type == "string" and schema.format == "binary":
                 return PyType("file")
-            return PyType("primitive", schema.type)
+            return primitive_type(schema)
         if isinstance(schema, ir.Enum):
             if schema.type == "boolean":  # two values at most: a boolean with a check
                 return PyType("primitive", "boolean", constraints=(("values", schema.values),))

@@ -72,7 +72,7 @@ def split_models(module: PyModule, size: int | None = None) -> tuple[PyModelsPar
         needed: dict[int, set[str]] = {}
         for name in chunk:
             for other in edges[name] | calls[name]:
-                if other not in members:
+                if home[other] != index:
                     needed.setdefault(home[other], set()).add(other)
         parts.append(
             PyModelsPart(
