@@ -4,15 +4,11 @@ that builds nested values of its recursive types."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from generator.output.document import render_one_document
-from generator.output.package import PackageInfo
-from generator.reading.parser import parse_document
 from generator.views import pyparts
 from support.recursive import every_case
+from support.rendered import write_package
 from support.typecheck import mypy_strict
 
 USAGE = """\
@@ -34,13 +30,7 @@ def test_recursive_types_pass_mypy_strict(tmp_path, monkeypatch, mypy_cache, spl
         monkeypatch.setattr(pyparts, "CLASSES_PER_MODULE", 3)
     name = f"recursive_{'split' if split else 'one'}"
     raw, _, _ = every_case()
-    source = tmp_path / "recursive.json"
-    source.write_text(json.dumps(raw))
-    doc = parse_document(raw, source=str(source), lenient=True)
-    info = PackageInfo(name, name.replace("_", "-"), "the recursive API", False)
-    for relative, content in render_one_document(source, doc, info).files.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_bytes(content)
+    write_package(tmp_path, raw, name)
     assert bool(list((tmp_path / name).glob("_models_*.py"))) == split
     (tmp_path / "usage.py").write_text(USAGE.format(name=name))
     typed = mypy_strict(tmp_path, name, "usage.py", cache=mypy_cache)

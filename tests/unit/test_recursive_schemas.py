@@ -12,38 +12,20 @@ from pathlib import Path
 import httpx
 import pytest
 
-from generator.output.document import render_one_document
-from generator.output.package import PackageInfo
 from generator.reading.parser import parse_document
 from generator.reading.revisions import Revision
 from generator.reading.values import sample
 from generator.views import pymodel, pyparts
 from generator.views.naming import Namespace
-from support.packages import load_package
 from support.pycode import assert_tidy
 from support.recursive import CASES, document, every_case, ref
-
-
-def render(tmp_path: Path, raw: dict, name: str):
-    """The package of ``raw``, written under ``tmp_path`` and imported as ``name``."""
-    source = tmp_path / f"{name}.json"
-    source.write_text(json.dumps(raw))
-    doc = parse_document(raw, source=str(source), lenient=True)
-    info = PackageInfo(name, name.replace("_", "-"), "the recursive API", False)
-    rendering = render_one_document(source, doc, info)
-    out = tmp_path / "out"
-    for relative, content in rendering.files.items():
-        target = out / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
-    package = load_package(out, name, name)
-    return package, __import__(f"{name}.models", fromlist=["models"]), out / name
+from support.rendered import render_package
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_a_recursive_schema_is_a_named_type_that_round_trips(tmp_path, case):
     schemas, field, value, (wrong, where) = CASES[case]
-    package, models, _ = render(tmp_path, document(schemas, {"tree": field}), f"rec_{case}")
+    package, models, _ = render_package(tmp_path, document(schemas, {"tree": field}), f"rec_{case}")
     holder = models.Holder.from_dict({"tree": value})
     assert holder.to_dict() == {"tree": value}
     assert models.Holder.from_json(holder.to_json()) == holder
@@ -64,7 +46,7 @@ def test_inline_objects_of_a_recursive_list_are_one_class(tmp_path):
     is, not again at each place that uses the list (which never ended)."""
     schemas, field, value, _ = CASES["inline_object_in_items"]
     fields = {"tree": field, "other": field, "more": {"type": "array", "items": field}}
-    _, models, folder = render(tmp_path, document(schemas, fields), "rec_inline_once")
+    _, models, folder = render_package(tmp_path, document(schemas, fields), "rec_inline_once")
     item = [name for name in models.__all__ if name.startswith("Nodes")]
     assert item == ["Nodes", "NodesItem"]
     holder = models.Holder.from_dict({"tree": value, "more": [value]})
@@ -75,7 +57,9 @@ def test_inline_objects_of_a_recursive_list_are_one_class(tmp_path):
 
 def test_the_client_reads_and_writes_a_recursive_answer(tmp_path):
     schemas, field, value, _ = CASES["any_of_nullable"]
-    package, models, _ = render(tmp_path, document(schemas, {"tree": field}, "Json"), "rec_client")
+    package, models, _ = render_package(
+        tmp_path, document(schemas, {"tree": field}, "Json"), "rec_client"
+    )
     sent = []
 
     def answer(request: httpx.Request) -> httpx.Response:
@@ -96,7 +80,7 @@ def test_every_kind_of_recursion_in_one_package_is_tidy(tmp_path, monkeypatch, s
     if split:
         monkeypatch.setattr(pyparts, "CLASSES_PER_MODULE", 3)
     raw, _, value = every_case()
-    _, models, folder = render(tmp_path, raw, f"rec_every_{'split' if split else 'one'}")
+    _, models, folder = render_package(tmp_path, raw, f"rec_every_{'split' if split else 'one'}")
     assert_tidy(folder)
     assert bool(list(folder.glob("_models_*.py"))) == split
     assert models.Holder.from_dict(value).to_dict() == value
@@ -112,7 +96,7 @@ def test_an_optional_argument_that_may_be_null_says_none_once(tmp_path):
         }
     ]
     raw["openapi"] = "3.1.0"
-    _, _, folder = render(tmp_path, raw, "rec_optional")
+    _, _, folder = render_package(tmp_path, raw, "rec_optional")
     client = (folder / "_client.py").read_text()
     assert "import_: str | None = None" in client
     assert "None | None" not in client
