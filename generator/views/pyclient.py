@@ -281,12 +281,22 @@ class PyOperation:
     @property
     def helpers(self) -> frozenset[str]:
         """The functions of ``_model`` the parameters' checks and the body and response use."""
+        return self._checks(lambda kind, reading: kind.helpers_of(reading=reading))
+
+    @property
+    def functions(self) -> frozenset[str]:
+        """The readers and writers of recursive aliases its checks call (see :attr:`helpers`)."""
+        return self._checks(lambda kind, reading: kind.functions_of(reading=reading))
+
+    def _checks(self, used_by: Callable[[PyType, bool], frozenset[str]]) -> frozenset[str]:
+        """What ``used_by`` finds in the writers of the parameters and the body and in the
+        response's reader (a model's body or response is its class's to read and write)."""
         every = self.path_parameters + self.keyword_parameters
-        used = frozenset().union(*(p.type.helpers_of(reading=False) for p in every))
+        used = frozenset().union(*(used_by(p.type, False) for p in every))
         if self.body is not None and self.body.model is None and self.body.type is not None:
-            used |= self.body.type.helpers_of(reading=False)
+            used |= used_by(self.body.type, False)
         if self.response.type is not None and self.response.model is None:
-            used |= self.response.type.helpers_of(reading=True)
+            used |= used_by(self.response.type, True)
         return used
 
     @property
@@ -304,17 +314,6 @@ class PyOperation:
         for p in self.path_parameters + self.keyword_parameters:
             used |= p.type.classes
         return frozenset(used)
-
-    @property
-    def functions(self) -> frozenset[str]:
-        """The readers and writers of recursive aliases its checks call (see :attr:`helpers`)."""
-        every = self.path_parameters + self.keyword_parameters
-        used = frozenset().union(*(p.type.functions_of(reading=False) for p in every))
-        if self.body is not None and self.body.model is None and self.body.type is not None:
-            used |= self.body.type.functions_of(reading=False)
-        if self.response.type is not None and self.response.model is None:
-            used |= self.response.type.functions_of(reading=True)
-        return used
 
     @property
     def doc(self) -> str:

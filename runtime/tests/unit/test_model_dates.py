@@ -26,7 +26,14 @@ UTC = datetime.timezone.utc
         (
             "2026-12-02T10:30:00.250+02:00",
             datetime.datetime(
-                2026, 12, 2, 10, 30, 0, 250000, tzinfo=datetime.timezone(datetime.timedelta(hours=2))
+                2026,
+                12,
+                2,
+                10,
+                30,
+                0,
+                250000,
+                tzinfo=datetime.timezone(datetime.timedelta(hours=2)),
             ),
         ),
         ("2026-12-02t08:00:00z", datetime.datetime(2026, 12, 2, 8, tzinfo=UTC)),
