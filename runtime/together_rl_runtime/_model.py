@@ -139,7 +139,7 @@ def check_datetime(value: object, path: str) -> datetime.datetime:
     (``2026-12-02T08:00:00Z`` is 08:00 UTC), or a ``datetime`` as it is."""
     if isinstance(value, datetime.datetime):
         return value
-    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}[Tt ].+", value):
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ].+", value):
         try:  # Python 3.10's fromisoformat reads no "Z"
             parsed = datetime.datetime.fromisoformat(re.sub(r"[Zz]$", "+00:00", value))
         except ValueError:
@@ -170,7 +170,7 @@ def check_date(value: object, path: str) -> datetime.date:
     (not a ``datetime``, which is a date with a time)."""
     if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
         return value
-    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
         try:
             return datetime.date.fromisoformat(value)
         except ValueError:

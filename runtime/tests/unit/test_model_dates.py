@@ -57,7 +57,10 @@ def test_a_date_time_made_in_python_is_written_in_iso_8601_with_utc_as_z():
     assert write_datetime("2026-12-02T08:00:00+01:00", "at") == "2026-12-02T08:00:00+01:00"
 
 
-@pytest.mark.parametrize("value", ["2026-12-02", "yesterday", "2026-13-02T00:00:00Z", 1, None])
+@pytest.mark.parametrize(
+    "value",
+    ["2026-12-02", "yesterday", "2026-13-02T00:00:00Z", "２０２６-12-02T08:00:00Z", 1, None],
+)
 def test_anything_else_is_not_a_date_time(value):
     with pytest.raises(ValidationError) as caught:
         check_datetime(value, "items[0].at")
