@@ -191,7 +191,7 @@ def children(schema: Schema) -> tuple[Schema, ...]:
         inner = () if isinstance(extra, bool) or extra is None else (extra,)
         return (*(p.schema for p in schema.properties), *inner)
     if isinstance(schema, Array):
-        return (schema.items,)
+        return (*(schema.prefix_items or ()), schema.items)
     if isinstance(schema, Map):
         return (schema.values,)
     if isinstance(schema, Union):

@@ -29,6 +29,10 @@ _CONSTRAINTS = {
 }
 
 
+_DATES = {"date-time": "2026-12-02T08:00:00Z", "date": "2026-12-02"}
+"""The samples of the string formats the models read as dates."""
+
+
 def constraints_of(schema: ir.Schema) -> tuple[tuple[str, Any], ...]:
     """A schema's constraints as ``constrained`` takes them. OpenAPI 3.0 writes an exclusive bound
     as ``exclusiveMinimum: true`` beside ``minimum``; 3.1 as the number itself."""
@@ -63,12 +67,23 @@ def sample(
     """A small value that matches ``schema``: the schema's example where it gives one, else a
     value of its type. Objects get their required properties; with ``optional_object`` also their
     first optional property that is itself an object (to show nesting); with ``full`` every
-    property (recursive schemas are followed once)."""
+    property (recursive schemas are followed once). A schema met again inside itself (a list of
+    itself) is the smallest value of its kind there: an empty list or object."""
     if full:
         return _full(doc, schema, frozenset())
+    return _sample(doc, schema, optional_object, frozenset())
+
+
+def _sample(
+    doc: ir.Document, schema: ir.Schema, optional_object: bool, seen: frozenset[str]
+) -> Any:
     if schema.example is not ir.NO_VALUE:
         return schema.example
     resolved = doc.resolve(schema)
+    if isinstance(schema, ir.Ref):
+        if schema.name in seen:
+            return [] if isinstance(resolved, ir.Array) else {}
+        seen = seen | {schema.name}
     if resolved.example is not ir.NO_VALUE:
         return resolved.example
     if isinstance(resolved, ir.Enum):
@@ -77,13 +92,19 @@ def sample(
     if isinstance(resolved, ir.Primitive):
         if resolved.type in ("integer", "number"):
             return _within_bounds(resolved, 1 if resolved.type == "integer" else 0.5)
+        if resolved.type == "string" and resolved.format in _DATES:
+            return _DATES[resolved.format]
         return {"string": "text", "boolean": True, "null": None}[resolved.type]
     if isinstance(resolved, ir.Array):
-        return [sample(doc, item) for item in resolved.prefix_items or (resolved.items,)]
+        return [
+            _sample(doc, item, False, seen) for item in resolved.prefix_items or (resolved.items,)
+        ]
     if isinstance(resolved, ir.Union):
-        return sample(doc, resolved.variants[0])
+        return _sample(doc, resolved.variants[0], False, seen)
     if isinstance(resolved, ir.Object):
-        value = {p.name: sample(doc, p.schema) for p in resolved.properties if p.required}
+        value = {
+            p.name: _sample(doc, p.schema, False, seen) for p in resolved.properties if p.required
+        }
         if optional_object:
             nested = next(
                 (
@@ -97,7 +118,9 @@ def sample(
                 inner = doc.resolve(nested.schema)
                 assert isinstance(inner, ir.Object)
                 first = inner.properties[0] if inner.properties else None
-                value[nested.name] = {first.name: sample(doc, first.schema)} if first else {}
+                value[nested.name] = (
+                    {first.name: _sample(doc, first.schema, False, seen)} if first else {}
+                )
         return value
     return {}
 
@@ -113,8 +136,12 @@ def _full(doc: ir.Document, schema: ir.Schema, seen: frozenset[str]) -> Any:
             if p.required or not (isinstance(p.schema, ir.Ref) and p.schema.name in seen)
         }
     if isinstance(resolved, ir.Array):
+        if isinstance(schema, ir.Ref):
+            if schema.name in seen:
+                return []
+            seen = seen | {schema.name}
         return [_full(doc, item, seen) for item in resolved.prefix_items or (resolved.items,)]
-    return sample(doc, schema)
+    return _sample(doc, schema, False, frozenset())
 
 
 def _within_bounds(schema: ir.Primitive, value: float) -> float:

@@ -26,6 +26,7 @@ from .pymodel import (
     body_fields,
     downloads,
     other_kind,
+    primitive_type,
     streams,
     success_kind,
     success_response,
@@ -101,7 +102,7 @@ class PyParameter:
         """Optional in Python where the spec makes it optional, and for the idempotency key."""
         if self.required and not self.idempotency_key:
             return self.type.annotation
-        return f"{self.type.annotation} | None"
+        return self.type.optional_annotation
 
 
 @dataclass(frozen=True)
@@ -181,8 +182,9 @@ class PyBody:
     @property
     def annotation(self) -> str:
         """The ``body`` argument's annotation."""
-        text = self.type.annotation if self.type is not None else "bytes"
-        return text if self.required else f"{text} | None"
+        if self.type is None:
+            return "bytes" if self.required else "bytes | None"
+        return self.type.annotation if self.required else self.type.optional_annotation
 
 
 @dataclass(frozen=True)
@@ -320,18 +322,29 @@ class PyOperation:
     @property
     def helpers(self) -> frozenset[str]:
         """The functions of ``_model`` the parameters' checks and the body and response use."""
+        return self._checks(lambda kind, reading: kind.helpers_of(reading=reading))
+
+    @property
+    def functions(self) -> frozenset[str]:
+        """The readers and writers of recursive aliases its checks call (see :attr:`helpers`)."""
+        return self._checks(lambda kind, reading: kind.functions_of(reading=reading))
+
+    def _checks(self, used_by: Callable[[PyType, bool], frozenset[str]]) -> frozenset[str]:
+        """What ``used_by`` finds in the writers of the parameters and the body and in the
+        response's reader (a model's body or response is its class's to read and write)."""
         every = self.path_parameters + self.keyword_parameters
-        used = frozenset().union(*(p.type.helpers_of(reading=False) for p in every))
+        used = frozenset().union(*(used_by(p.type, False) for p in every))
         if self.body is not None and self.body.model is None and self.body.type is not None:
-            used |= self.body.type.helpers_of(reading=False)
+            used |= used_by(self.body.type, False)
         if self.response.type is not None and self.response.model is None:
-            used |= self.response.type.helpers_of(reading=True)
+            used |= used_by(self.response.type, True)
         return used
 
     @property
     def classes(self) -> frozenset[str]:
-        """The generated classes the method's arguments and result name."""
-        used: set[str] = set()
+        """The generated classes the method's arguments and result name, and the functions of
+        recursive aliases that write its arguments and read its result."""
+        used: set[str] = set(self.functions)
         if self.body is not None:
             used |= {self.body.model} if self.body.model else set()
             used |= frozenset().union(*(f.classes for f in self.body.fields))
@@ -742,7 +755,7 @@ def _parameter_type(doc: ir.Document, module: PyModule, schema: ir.Schema, point
     models, or a list of those, with the schema's constraints."""
     resolved = doc.resolve(schema)
     if isinstance(resolved, ir.Primitive) and resolved.type != "null":
-        kind = PyType("primitive", resolved.type)
+        kind = primitive_type(resolved)
     elif (
         isinstance(resolved, ir.Enum)
         and isinstance(schema, ir.Ref)

@@ -21,9 +21,21 @@ from ..reading.parser import FORM, MULTIPART, is_json, media_essence
 from ..reading.revisions import Revision
 from ..reading.runtime import CLIENT_HELPERS, interface
 from ..reading.values import constraints_of
+from .cycles import strongly_connected
 from .naming import Claim, Namespace, Rename
 
-_PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+_PYTHON_TYPES = {
+    "string": "str",
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "datetime": "datetime.datetime",
+    "date": "datetime.date",
+}
+_FORMATS = {"date-time": "datetime", "date": "date"}
+"""The string formats read as Python values other than ``str``: a ``date-time`` is a
+``datetime.datetime``, read from ISO 8601 and written back (``check_datetime``,
+``write_datetime``)."""
 _WRAPPERS = {"list": "list_of", "tuple": "tuple_of", "dict": "dict_of", "union": "one_of"}
 """The runtime's function that checks each kind of container, by the :class:`PyType` kind."""
 
@@ -33,13 +45,25 @@ class PyType:
     """The Python type of a value of a model, and how it is read from and written to JSON.
 
     ``kind`` is ``primitive`` (``name`` the JSON type: string, integer, number, boolean), ``any``,
-    ``enum`` or ``model`` (``name`` the class), ``list`` (of ``args[0]``), ``tuple`` (of
-    ``args``, in order), ``dict`` (of ``args[0]``) or ``union`` (of ``args``). The expressions the templates write come from this
-    structure; nothing reads them back.
+    ``enum`` or ``model`` (``name`` the class), ``alias`` (``name`` the type alias of a schema
+    that refers to itself, read and written by the functions ``models.py`` defines for it),
+    ``list`` (of ``args[0]``), ``tuple`` (of ``args``, in order), ``dict`` (of ``args[0]``) or
+    ``union`` (of ``args``). The expressions the templates write come from this structure;
+    nothing reads them back.
     """
 
     kind: Literal[
-        "primitive", "any", "null", "file", "enum", "model", "list", "tuple", "dict", "union"
+        "primitive",
+        "any",
+        "null",
+        "file",
+        "enum",
+        "model",
+        "alias",
+        "list",
+        "tuple",
+        "dict",
+        "union",
     ]
     name: str = ""
     args: tuple[PyType, ...] = ()
@@ -66,27 +90,38 @@ class PyType:
         return self._annotation(reading=True)
 
     def _annotation(self, *, reading: bool) -> str:
+        return " | ".join(self.members(reading=reading))
+
+    @property
+    def optional_annotation(self) -> str:
+        """The annotation of a value that may also be left out as ``None`` (an optional
+        argument): ``None`` once, where the type already allows it too."""
+        return " | ".join(dict.fromkeys([*self.members(reading=False), "None"]))
+
+    def members(self, *, reading: bool) -> list[str]:
+        """The types the annotation joins with ``|``, each once (a union's variants are
+        flattened, so that a nullable union of a nullable variant says ``None`` once)."""
         if self.kind == "primitive":
-            text = _PYTHON_TYPES[self.name]
+            own = [_PYTHON_TYPES[self.name]]
         elif self.kind == "any":
-            text = "Any"
+            own = ["Any"]
         elif self.kind == "file":
-            text = "bytes | IO[bytes]"
+            own = ["bytes", "IO[bytes]"]
         elif self.kind == "null":
-            text = "None"
-        elif self.kind == "model" or (self.kind == "enum" and self.strict):
-            text = self.name
+            own = ["None"]
+        elif self.kind in ("model", "alias") or (self.kind == "enum" and self.strict):
+            own = [self.name]
         elif self.kind == "enum":
-            text = f"{self.name} | {'str | int' if reading else 'int' if self.integer else 'str'}"
+            own = [self.name, *(["str", "int"] if reading else ["int" if self.integer else "str"])]
         elif self.kind == "list":
-            text = f"list[{self.args[0]._annotation(reading=reading)}]"
+            own = [f"list[{self.args[0]._annotation(reading=reading)}]"]
         elif self.kind == "tuple":
-            text = f"tuple[{', '.join(a._annotation(reading=reading) for a in self.args)}]"
+            own = [f"tuple[{', '.join(a._annotation(reading=reading) for a in self.args)}]"]
         elif self.kind == "dict":
-            text = f"dict[str, {self.args[0]._annotation(reading=reading)}]"
+            own = [f"dict[str, {self.args[0]._annotation(reading=reading)}]"]
         else:
-            text = " | ".join(dict.fromkeys(a._annotation(reading=reading) for a in self.args))
-        return f"{text} | None" if self.nullable else text
+            own = [member for a in self.args for member in a.members(reading=reading)]
+        return list(dict.fromkeys([*own, "None"] if self.nullable else own))
 
     @property
     def reader(self) -> str:
@@ -100,7 +135,7 @@ class PyType:
 
     def _expression(self, *, reading: bool) -> str:
         if self.kind == "primitive":
-            text = f"check_{self.name}"
+            text = self._primitive(reading=reading)
         elif self.kind in ("any", "file", "null"):
             text = f"check_{self.kind}"
         elif self.kind == "enum":
@@ -110,6 +145,8 @@ class PyType:
                 text = f"open_enum({self.name})" if reading else "write_enum"
         elif self.kind == "model":
             text = f"{self.name}.from_dict" if reading else f"write_model({self.name})"
+        elif self.kind == "alias":
+            text = alias_function(self.name, reading=reading)
         else:
             wrapper = _WRAPPERS[self.kind]
             text = f"{wrapper}({', '.join(a._expression(reading=reading) for a in self.args)})"
@@ -124,6 +161,11 @@ class PyType:
             text = f"constrained({text}, {limits})"
         return f"nullable({text})" if self.nullable else text
 
+    def _primitive(self, *, reading: bool) -> str:
+        """The check of a primitive: ``check_string``, ...; a date's writer is its own."""
+        writes = not reading and self.name in _FORMATS.values()
+        return f"{'write' if writes else 'check'}_{self.name}"
+
     @property
     def helpers(self) -> frozenset[str]:
         """The functions of ``_model`` that the reader and writer use."""
@@ -135,7 +177,7 @@ class PyType:
         if self.constraints:
             own.add("constrained")
         if self.kind == "primitive":
-            own.add(f"check_{self.name}")
+            own.add(self._primitive(reading=reading))
         elif self.kind in ("any", "file", "null"):
             own.add(f"check_{self.kind}")
         elif self.kind == "enum":
@@ -146,6 +188,8 @@ class PyType:
         elif self.kind == "model":
             if not reading:
                 own.add("write_model")
+        elif self.kind == "alias":
+            pass
         else:
             own.add(_WRAPPERS[self.kind])
             if self.discriminator is not None:
@@ -159,9 +203,39 @@ class PyType:
 
     @property
     def classes(self) -> frozenset[str]:
-        """The generated enums and models the type names."""
-        own = {self.name} if self.kind in ("enum", "model") else set()
+        """The generated enums, models and aliases of recursive schemas the type names."""
+        own = {self.name} if self.kind in ("enum", "model", "alias") else set()
         return frozenset(own).union(*(a.classes for a in self.args))
+
+    @property
+    def aliases(self) -> frozenset[str]:
+        """The aliases of recursive schemas the type names (defined after the classes)."""
+        own = {self.name} if self.kind == "alias" else set()
+        return frozenset(own).union(*(a.aliases for a in self.args))
+
+    def functions_of(self, *, reading: bool) -> frozenset[str]:
+        """The functions of ``models.py`` that the reader (or the writer) calls: those of the
+        aliases of recursive schemas."""
+        return frozenset(alias_function(name, reading=reading) for name in self.aliases)
+
+    @property
+    def functions(self) -> frozenset[str]:
+        """The functions of ``models.py`` that the reader and the writer call."""
+        return self.functions_of(reading=True) | self.functions_of(reading=False)
+
+
+def primitive_type(schema: ir.Primitive) -> PyType:
+    """The type of a string, number, integer or boolean: a ``date-time`` or ``date`` string is a
+    ``datetime`` or ``date``."""
+    if schema.type == "string" and schema.format in _FORMATS:
+        return PyType("primitive", _FORMATS[schema.format])
+    return PyType("primitive", schema.type)
+
+
+def alias_function(alias: str, *, reading: bool) -> str:
+    """The function of ``models.py`` that reads (or writes) the values of a recursive schema's
+    alias: ``_read_Tree``, ``_write_Tree`` (class names never begin with an underscore)."""
+    return f"_{'read' if reading else 'write'}_{alias}"
 
 
 @dataclass(frozen=True)
@@ -213,11 +287,28 @@ class PyEnum:
 @dataclass(frozen=True)
 class PyAlias:
     """A component schema that is not an object or an enum (a union, a list, a primitive, ...),
-    as a type alias, so that it can be named too."""
+    as a type alias, so that it can be named too.
+
+    A ``recursive`` one refers to itself (through lists, maps, unions or the inline objects in
+    them): fields name it rather than spell it out, and ``models.py`` defines a reader and a
+    writer for it (:func:`alias_function`), which call each other's kind by name."""
 
     name: str
     type: PyType
     doc: str
+    recursive: bool = False
+
+    @property
+    def value(self) -> str:
+        """The alias's value: its type, as a string where it names an alias of a recursive
+        schema (which may be defined after it, or be itself)."""
+        text = self.type.annotation
+        return pyrepr(text) if self.recursive or self.type.aliases else text
+
+    @property
+    def functions(self) -> tuple[str, str]:
+        """The names of its reader and writer, where it is recursive."""
+        return alias_function(self.name, reading=True), alias_function(self.name, reading=False)
 
 
 @dataclass(frozen=True)
@@ -357,6 +448,8 @@ class PyModule:
                 used |= member.type.helpers
         for alias in self.aliases:
             used |= {"UNSET", "Unset"} & set(alias.type.annotation.split())
+            if alias.recursive:
+                used |= alias.type.helpers
         return sorted(used, key=lambda name: (not name.isupper(), name[0].islower(), name))
 
     @property
@@ -367,11 +460,18 @@ class PyModule:
             used.add("TypeAlias")
         if self.renamed:
             used.add("TYPE_CHECKING")
-        if any("Any" in re.findall(r"\w+", a.type.annotation) for a in self.aliases):
+        if any(a.recursive or "Any" in re.findall(r"\w+", a.type.annotation) for a in self.aliases):
             used.add("Any")
         if self.uses_files:
             used.add("IO")
         return sorted(used, key=lambda name: (name != "IO", not name.isupper(), name))
+
+    @property
+    def uses_datetime(self) -> bool:
+        """Whether a model or an alias holds dates (so that ``models.py`` imports ``datetime``)."""
+        annotations = [f.type.annotation for m in self.models for f in m.fields]
+        annotations += [a.type.annotation for a in self.aliases]
+        return any(re.search(r"\bdatetime\.", text) for text in annotations)
 
     @property
     def uses_files(self) -> bool:
@@ -383,6 +483,12 @@ class PyModule:
         """Every class and alias ``models.py`` defines, sorted."""
         names = [e.name for e in self.enums] + [m.name for m in self.models]
         return sorted(names + [a.name for a in self.aliases])
+
+    @property
+    def functions(self) -> list[str]:
+        """The readers and writers of the aliases of recursive schemas (private: the client
+        and the other modules of a split ``models.py`` import them), sorted."""
+        return sorted(f for a in self.aliases if a.recursive for f in a.functions)
 
 
 # Module-level names of the generated modules that a class of the same name would shadow: what
@@ -400,6 +506,7 @@ RESERVED_ATTRIBUTES = frozenset(
     {
         "extra", "problems", "field", "to_dict", "from_dict", "to_json", "from_json",
         "str", "int", "float", "bool", "dict", "list", "object", "bytes", "self", "cls",
+        "datetime",
     }
 )  # fmt: skip
 
@@ -528,6 +635,42 @@ _Naming = Callable[[], str] | str
 """A class name, or how to claim one (only where a class is made)."""
 
 
+def recursive_schemas(doc: ir.Document) -> frozenset[str]:
+    """The named schemas that refer to themselves other than through a class: those that are
+    not classes (lists, maps, unions, ...) and reach themselves through the schemas inside them
+    (inline objects included) and the named schemas those refer to, that are not classes either.
+
+    A component object or enum is a class, named once, so a cycle through one ends there; the
+    other schemas are spelled out where they are used, which a recursive one cannot be. Each
+    schema is looked at once: the work is linear in the document."""
+    edges: dict[str, frozenset[str]] = {}
+    for name, schema in doc.schemas.items():
+        found: set[str] = set()
+        todo = [] if _is_class(schema) else [schema]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ir.Ref):
+                found.add(node.name)
+            else:
+                todo.extend(ir.children(node))
+        edges[name] = frozenset(found & doc.schemas.keys())
+    return frozenset(
+        member
+        for group in strongly_connected(edges)
+        if len(group) > 1 or group[0] in edges[group[0]]
+        for member in group
+    )
+
+
+def _is_class(schema: ir.Schema) -> bool:
+    """Whether a component schema is a class of ``models.py``: an object of fields or an enum."""
+    if isinstance(schema, ir.Enum):
+        return schema.type != "boolean"
+    return isinstance(schema, ir.Object) and (
+        bool(schema.properties) or schema.additional_properties is False
+    )
+
+
 class _Builder:
     def __init__(
         self, doc: ir.Document, response_schemas: frozenset[str], earlier: Names | None = None
@@ -542,11 +685,18 @@ class _Builder:
         self.keys: dict[str, Hashable] = {python: name for name, python in self.classes.items()}
         """The key of each class in the namespaces (a component's name, or where an inline
         schema is: its owner's key and the path to it)."""
+        self.recursive = recursive_schemas(doc)
+        self.spelled_out: dict[tuple[str, bool], PyType] = {}
+        """The types of named schemas that name no inline class, by name and strictness: the
+        same wherever they are used, so spelled out once."""
+        self.claims = 0
+        """How many inline classes have been named (what says a type depends on its place)."""
 
     def inline(self, owner: str, owner_key: Hashable, key: str, schema: ir.Schema) -> _Naming:
         """How to name the class of an inline schema at ``key`` under ``owner``."""
 
         def claim() -> str:
+            self.claims += 1
             claim_key = (owner_key, key)
             plain = owner + class_name(key) if key else owner
             name = self.names.classes.claim(
@@ -589,7 +739,40 @@ class _Builder:
         self, schema: ir.Schema, owner: str, key: str, strict: bool, owner_key: Hashable = None
     ) -> PyType:
         """The type of a schema used by a field of a model; request (``strict``) types check the
-        schema's constraints too."""
+        schema's constraints too. A recursive schema is named by its alias."""
+        alias = self.recursive_target(schema)
+        if alias is not None:
+            result = PyType("alias", self.classes[alias])
+            if strict and constraints_of(schema):
+                result = replace(result, constraints=constraints_of(schema))
+            return replace(result, nullable=True) if schema.nullable else result
+        return self.spelled(schema, owner, key, strict, owner_key)
+
+    def recursive_target(self, schema: ir.Schema) -> str | None:
+        """The recursive schema that ``schema`` names, directly or through schemas that only
+        refer to another."""
+        seen = set()
+        while isinstance(schema, ir.Ref) and schema.name not in seen:
+            if schema.name in self.recursive:
+                return schema.name
+            seen.add(schema.name)
+            schema = self.doc.schemas[schema.name]
+        return None
+
+    def definition(self, schema_name: str, strict: bool) -> PyType:
+        """The type a recursive schema's alias stands for: its own schema spelled out, in which
+        the recursive schemas (itself too) are named."""
+        own = self.doc.schemas[schema_name]
+        name = self.classes[schema_name]
+        if isinstance(own, ir.Ref):  # it only names another recursive schema
+            return self.types(own, name, "", strict)
+        return self.spelled(ir.Ref(pointer=own.pointer, name=schema_name), name, "", strict)
+
+    def spelled(
+        self, schema: ir.Schema, owner: str, key: str, strict: bool, owner_key: Hashable = None
+    ) -> PyType:
+        """The type of a schema, spelled out: inline schemas and the schemas that are not
+        classes are written where they are used (:meth:`types`)."""
         resolved = self.doc.resolve(schema)
         owner_key = owner_key if owner_key is not None else self.keys.get(owner, owner)
         naming: _Naming
@@ -598,9 +781,17 @@ class _Builder:
             while isinstance(self.doc.schemas[target.name], ir.Ref):
                 target = self.doc.schemas[target.name]  # type: ignore[assignment]
             naming = self.classes[target.name]
+            memo = (target.name, strict)
+            if memo in self.spelled_out:
+                result = self.spelled_out[memo]
+            else:
+                claims = self.claims
+                result = self._types(resolved, naming, owner, key, strict, owner_key)
+                if claims == self.claims:  # it names no inline class: the same wherever used
+                    self.spelled_out[memo] = result
         else:
             naming = self.inline(owner, owner_key, key, schema)
-        result = self._types(resolved, naming, owner, key, strict, owner_key)
+            result = self._types(resolved, naming, owner, key, strict, owner_key)
         if strict:
             limits = constraints_of(resolved) + constraints_of(schema)
             if result.kind == "tuple":  # its length is its type's
@@ -625,7 +816,7 @@ class _Builder:
                 return PyType("null")
             if schema.binary:
                 return PyType("file")
-            return PyType("primitive", schema.type)
+            return primitive_type(schema)
         if isinstance(schema, ir.Enum):
             if schema.type == "boolean":  # two values at most: a boolean with a check
                 return PyType("primitive", "boolean", constraints=(("values", schema.values),))
@@ -968,6 +1159,10 @@ def _build(
             schema.properties or schema.additional_properties is False
         ):
             builder.pending.append((name, schema, strict))
+        elif schema_name in builder.recursive:
+            doc_text = schema.description or f"The ``{schema_name}`` schema."
+            kind = builder.definition(schema_name, strict)
+            aliases.append(PyAlias(name, kind, doc_text, recursive=True))
         else:
             kind = builder.types(ir.Ref(pointer=schema.pointer, name=schema_name), name, "", strict)
             if kind.kind == "model" and kind.name == name:

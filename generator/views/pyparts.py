@@ -13,9 +13,9 @@ classes are laid out dependencies first.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .cycles import strongly_connected
 from .pymodel import PyAlias, PyEnum, PyModel, PyModule
 
 CLASSES_PER_MODULE = 1000
@@ -55,12 +55,15 @@ def split_models(module: PyModule, size: int | None = None) -> tuple[PyModelsPar
     if len(definitions) <= size:
         return ()
     edges = {d.name: _names(d) for d in definitions}
+    calls = {d.name: _functions(d) for d in definitions}
     chunks: list[list[str]] = [[]]
-    for group in _groups(edges):
+    for group in strongly_connected(edges):
         if chunks[-1] and len(chunks[-1]) + len(group) > size:
             chunks.append([])
         chunks[-1].extend(group)
     home = {name: index for index, chunk in enumerate(chunks) for name in chunk}
+    for alias in module.aliases:  # a recursive alias's reader and writer are beside it
+        home.update(dict.fromkeys(alias.functions, home[alias.name]) if alias.recursive else {})
     width = max(3, len(str(len(chunks))))
     numbers = [f"{index + 1:0{width}d}" for index in range(len(chunks))]
     parts = []
@@ -68,8 +71,8 @@ def split_models(module: PyModule, size: int | None = None) -> tuple[PyModelsPar
         members = set(chunk)
         needed: dict[int, set[str]] = {}
         for name in chunk:
-            for other in edges[name]:
-                if other not in members:
+            for other in edges[name] | calls[name]:
+                if home[other] != index:
                     needed.setdefault(home[other], set()).add(other)
         parts.append(
             PyModelsPart(
@@ -88,7 +91,8 @@ def split_models(module: PyModule, size: int | None = None) -> tuple[PyModelsPar
 
 
 def _names(definition: _Definition) -> frozenset[str]:
-    """The enums and models a definition names (in its fields' types, or as an alias)."""
+    """The enums, models and aliases a definition names (in its fields' types, or as an
+    alias)."""
     if isinstance(definition, PyModel):
         return frozenset().union(*(f.type.classes for f in definition.fields))
     if isinstance(definition, PyAlias):
@@ -96,46 +100,11 @@ def _names(definition: _Definition) -> frozenset[str]:
     return frozenset()
 
 
-def _groups(edges: Mapping[str, Iterable[str]]) -> list[list[str]]:
-    """The strongly connected components of the graph of names, each after every component it
-    reaches (Tarjan's algorithm, without recursion: a chain of schemas may be long). Roots are
-    taken in the order of ``edges``, and neighbours in sorted order, so the result is
-    deterministic."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    groups: list[list[str]] = []
-    for root in edges:
-        if root in index:
-            continue
-        work: list[tuple[str, list[str]]] = [(root, sorted(edges[root], reverse=True))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, todo = work[-1]
-            if todo:
-                nxt = todo.pop()
-                if nxt not in index:
-                    index[nxt] = low[nxt] = len(index)
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, sorted(edges[nxt], reverse=True)))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                group = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    group.append(member)
-                    if member == node:
-                        break
-                groups.append(sorted(group))
-    return groups
+def _functions(definition: _Definition) -> frozenset[str]:
+    """The readers and writers of recursive aliases that a definition's own readers and writers
+    call (they live beside their alias)."""
+    if isinstance(definition, PyModel):
+        return frozenset().union(*(f.type.functions for f in definition.fields))
+    if isinstance(definition, PyAlias) and definition.recursive:
+        return definition.type.functions
+    return frozenset()

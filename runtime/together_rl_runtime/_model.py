@@ -8,6 +8,7 @@ reverse.
 
 from __future__ import annotations
 
+import datetime
 import enum
 import json
 import math
@@ -120,6 +121,69 @@ def check_any(value: object, path: str) -> Any:
         elif item is not None and not isinstance(item, (str, bool)):
             raise ValidationError(where, "is not a JSON value", item)
     return value
+
+
+class _ReadDateTime(datetime.datetime):
+    """A date-time read from JSON, which keeps the text it was read from: written back, it is
+    that text, byte for byte. A value made from it (``replace``, arithmetic) has no text and
+    is written in ISO 8601."""
+
+    _text: str
+
+    def __repr__(self) -> str:
+        return repr(datetime.datetime.combine(self.date(), self.timetz()))
+
+
+def check_datetime(value: object, path: str) -> datetime.datetime:
+    """A ``date-time``: an ISO 8601 (RFC 3339) string read as a ``datetime``
+    (``2026-12-02T08:00:00Z`` is 08:00 UTC), or a ``datetime`` as it is."""
+    if isinstance(value, datetime.datetime):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ].+", value):
+        try:  # Python 3.10's fromisoformat reads no "Z"
+            parsed = datetime.datetime.fromisoformat(re.sub(r"[Zz]$", "+00:00", value))
+        except ValueError:
+            pass
+        else:
+            read = _ReadDateTime.combine(parsed.date(), parsed.timetz())
+            read._text = value
+            return read
+    raise ValidationError(path, "expected a date-time (ISO 8601, 2026-12-02T08:00:00Z)", value)
+
+
+def write_datetime(value: object, path: str) -> str:
+    """A ``date-time`` as JSON: a ``datetime`` in ISO 8601 (UTC written ``Z``; one read from
+    JSON as it was read), or a string that is one, sent as it is."""
+    if isinstance(value, str):
+        check_datetime(value, path)
+        return value
+    if isinstance(value, _ReadDateTime) and hasattr(value, "_text"):
+        return value._text  # a value made from one (replace) is one without its text
+    if isinstance(value, datetime.datetime):
+        text = value.isoformat()
+        return text[: -len("+00:00")] + "Z" if text.endswith("+00:00") else text
+    raise ValidationError(path, "expected a datetime", value)
+
+
+def check_date(value: object, path: str) -> datetime.date:
+    """A ``date``: an ISO 8601 string (``2026-12-02``) read as a ``date``, or a ``date`` as it is
+    (not a ``datetime``, which is a date with a time)."""
+    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        try:
+            return datetime.date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise ValidationError(path, "expected a date (ISO 8601, 2026-12-02)", value)
+
+
+def write_date(value: object, path: str) -> str:
+    """A ``date`` as JSON: ``2026-12-02``; a string that is one is sent as it is."""
+    if isinstance(value, str):
+        check_date(value, path)
+        return value
+    return check_date(value, path).isoformat()
 
 
 def check_null(value: object, path: str) -> None:

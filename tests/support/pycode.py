@@ -21,8 +21,9 @@ def assert_tidy(folder: Path) -> None:
 
 
 def unused_imports(source: str) -> list[str]:
-    """The names a module imports and never uses (``__all__`` counts as a use, ``import x as x``
-    is a re-export, and an import marked ``# noqa: F401`` is one made for its side effect)."""
+    """The names a module imports and never uses (``__all__`` counts as a use, and so does a
+    name in a type alias written as a string; ``import x as x`` is a re-export, and an import
+    marked ``# noqa: F401`` is one made for its side effect)."""
     tree = ast.parse(source)
     lines = source.split("\n")
     imported: dict[str, int] = {}
@@ -38,6 +39,16 @@ def unused_imports(source: str) -> list[str]:
                 name = (alias.asname or alias.name).split(".")[0]
                 imported[name] = node.lineno
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    for node in ast.walk(tree):  # a type alias written as a string names what it holds (pyflakes)
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.annotation, ast.Name)
+            and node.annotation.id == "TypeAlias"
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            alias = ast.parse(node.value.value, mode="eval")
+            used |= {n.id for n in ast.walk(alias) if isinstance(n, ast.Name)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
