@@ -99,8 +99,9 @@ def _sample(
         return [
             _sample(doc, item, False, seen) for item in resolved.prefix_items or (resolved.items,)
         ]
-    if isinstance(resolved, ir.Union):
-        return _sample(doc, resolved.variants[0], False, seen)
+    if isinstance(resolved, ir.Union):  # a variant that does not lead back where it started
+        fresh = [v for v in resolved.variants if not (isinstance(v, ir.Ref) and v.name in seen)]
+        return _sample(doc, (fresh or list(resolved.variants))[0], False, seen)
     if isinstance(resolved, ir.Object):
         value = {
             p.name: _sample(doc, p.schema, False, seen) for p in resolved.properties if p.required

@@ -97,6 +97,19 @@ CASES = {
         {"a": [1.5, "x", None, {"b": None}]},
         ({"a": [True]}, "tree"),
     ),
+    "prefix_items": (
+        {
+            "Pair": {
+                "type": "array",
+                "prefixItems": [{"type": "string"}, {"anyOf": [ref("Pair"), {"type": "integer"}]}],
+                "minItems": 2,
+                "maxItems": 2,
+            }
+        },
+        ref("Pair"),
+        ["a", ["b", ["c", 1]]],
+        (["a", ["b", ["c", "no"]]], "tree"),
+    ),
     "mutual_through_a_ring": (
         {
             "A": {"type": "array", "items": ref("B")},
