@@ -115,6 +115,7 @@ CLIENT_HELPERS = frozenset(
         "parameter",
         "path_parameter",
         "idempotency_key_of",
+        "joined",
         "query",
         "cookie",
         "styled",

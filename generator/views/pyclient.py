@@ -319,6 +319,14 @@ class PyOperation:
             parts.append(by_key[piece].path_call() if number % 2 else _path_text(piece))
         return literals.fstring(parts)
 
+    def joins(self, location: str) -> bool:
+        """Whether the pairs of the ``location``'s parameters are joined (``_joined``) rather
+        than spread into one mapping: where one of them makes pairs of its own and another
+        parameter is there too, a key both write (two exploded objects that share a field name)
+        is then sent for each, not for the last alone."""
+        here = [p for p in self.keyword_parameters if p.location == location]
+        return len(here) > 1 and any(p.spreads for p in here)
+
     @property
     def helpers(self) -> frozenset[str]:
         """The functions of ``_model`` the parameters' checks and the body and response use."""
@@ -565,6 +573,7 @@ class PyClient:
             "wire": any(op.body_model for op in ops),
             "form": any(op.body is not None and op.body.kind == "form" for op in ops),
             "status_error": any(op.response.kind in ("bytes", "text", "none") for op in ops),
+            "joined": any(op.joins(where) for op in ops for where in ("query", "cookie")),
         }
         called |= {name for name, needed in wanted.items() if needed}
         if any(op.removed_fields for op in ops):

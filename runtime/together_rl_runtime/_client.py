@@ -94,6 +94,7 @@ __all__ = [
     "cookie",
     "form",
     "idempotency_key_of",
+    "joined",
     "parameter",
     "path_parameter",
     "query",
@@ -317,6 +318,27 @@ def query(
     if value is None:
         return {}
     return _styles.in_query(write(value, name), name, style, explode, allow_reserved)
+
+
+def joined(
+    *parts: Mapping[str, str | list[str] | None],
+) -> dict[str, str | list[str] | None]:
+    """The pairs of a location's parameters, ``parts`` in order (the plain parameters' mapping,
+    then what :func:`query` or :func:`cookie` made of each other one): a key that two of them
+    write (two exploded objects that share a field name) is sent once for each, repeated, as
+    their styles write it; none is dropped."""
+    result: dict[str, str | list[str] | None] = {}
+    for part in parts:
+        for key, value in part.items():
+            had = result.get(key)
+            if value is None or had is None:
+                result[key] = value if had is None else had
+                continue
+            result[key] = [
+                *(had if isinstance(had, list) else [had]),
+                *(value if isinstance(value, list) else [value]),
+            ]
+    return result
 
 
 def cookie(

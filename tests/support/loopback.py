@@ -103,7 +103,7 @@ class LoopbackServer:
                 ):  # the client gave up (timeouts, cancels)
                     pass
 
-            do_GET = do_POST = do_PUT = do_DELETE = _handle
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _handle
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True

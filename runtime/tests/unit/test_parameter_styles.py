@@ -147,6 +147,20 @@ def test_the_plain_serializers_write_the_default_styles_rows():
     assert built(cookies=cookies).headers["cookie"] == "color=blue"
 
 
+def test_two_exploded_objects_that_share_a_field_name_are_both_sent():
+    """``joined``: the parameters of one location, in order; a key two of them write is
+    repeated, never dropped (a mapping spread from each would keep the last alone)."""
+    first = rt.query({"a": 1, "b": 2}, "first", rt.check_any, "form", True)
+    second = rt.query({"a": 3}, "second", rt.check_any, "form", True)
+    plain = {"a": rt.parameter(ARRAY[:2], "a", rt.list_of(rt.check_string)), "c": None}
+    assert sent_query(rt.joined(plain, first, second)) == "a=blue&a=black&a=1&a=3&b=2"
+    cookies = rt.joined(
+        {"c": rt.parameter("x", "c", rt.check_string)},
+        rt.cookie({"c": "y"}, "o", rt.check_any, "form", True),
+    )
+    assert built(cookies=cookies).headers["cookie"] == "c=x; c=y"
+
+
 def test_an_empty_array_or_object_exploded_in_a_query_or_cookie_sends_nothing():
     for empty in ([], {}):
         for style, explode in PATH_TABLE:

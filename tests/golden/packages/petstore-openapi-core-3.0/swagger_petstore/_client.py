@@ -13,6 +13,7 @@ client core.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
@@ -27,6 +28,7 @@ from ._runtime import (
     check_integer,
     check_string,
     cookie as _cookie,
+    joined as _joined,
     list_of,
     one_of,
     open_enum,
@@ -122,16 +124,18 @@ class Client(SyncAPIClient):
         _request = self._build_request(
             "GET",
             "/pets",
-            params={
-                "limit": _parameter(limit, "limit", check_integer),
-                "page": _parameter(page, "page", check_integer),
-                "search": _parameter(search, "search", check_string),
-                "ids": _parameter(ids, "ids", list_of(check_integer)),
-                **_query(order, "order", one_of(check_string, check_integer), "form", True),
-                **_query(tags, "tags", list_of(strict_enum(Tag)), "form", False),
-                **_query(coordinates, "coordinates", write_model(Coordinates), "json", False),
-                **_query(color, "color", write_model(ListPetsColor), "deepObject", True),
-            },
+            params=_joined(
+                {
+                    "limit": _parameter(limit, "limit", check_integer),
+                    "page": _parameter(page, "page", check_integer),
+                    "search": _parameter(search, "search", check_string),
+                    "ids": _parameter(ids, "ids", list_of(check_integer)),
+                },
+                _query(order, "order", one_of(check_string, check_integer), "form", True),
+                _query(tags, "tags", list_of(strict_enum(Tag)), "form", False),
+                _query(coordinates, "coordinates", write_model(Coordinates), "json", False),
+                _query(color, "color", write_model(ListPetsColor), "deepObject", True),
+            ),
             auth="api_key",
             auth_optional=True,
         )
@@ -187,10 +191,12 @@ class Client(SyncAPIClient):
             headers={
                 "api-key": _parameter(api_key, "api-key", check_string),
             },
-            cookies={
-                "user": _parameter(user, "user", check_integer),
-                **_cookie(userdata, "userdata", write_model(Userdata), "json", False),
-            },
+            cookies=_joined(
+                {
+                    "user": _parameter(user, "user", check_integer),
+                },
+                _cookie(userdata, "userdata", write_model(Userdata), "json", False),
+            ),
             auth="api_key",
             auth_optional=True,
         )
@@ -304,7 +310,7 @@ class Client(SyncAPIClient):
     def create_tag(
         self,
         *,
-        created: TagCreateCreatedOption1 | str | Unset = UNSET,
+        created: TagCreateCreatedOption1 | datetime.datetime | Unset = UNSET,
         name: str,
     ) -> None:
         """Create new tag
@@ -401,16 +407,18 @@ class AsyncClient(AsyncAPIClient):
         _request = self._build_request(
             "GET",
             "/pets",
-            params={
-                "limit": _parameter(limit, "limit", check_integer),
-                "page": _parameter(page, "page", check_integer),
-                "search": _parameter(search, "search", check_string),
-                "ids": _parameter(ids, "ids", list_of(check_integer)),
-                **_query(order, "order", one_of(check_string, check_integer), "form", True),
-                **_query(tags, "tags", list_of(strict_enum(Tag)), "form", False),
-                **_query(coordinates, "coordinates", write_model(Coordinates), "json", False),
-                **_query(color, "color", write_model(ListPetsColor), "deepObject", True),
-            },
+            params=_joined(
+                {
+                    "limit": _parameter(limit, "limit", check_integer),
+                    "page": _parameter(page, "page", check_integer),
+                    "search": _parameter(search, "search", check_string),
+                    "ids": _parameter(ids, "ids", list_of(check_integer)),
+                },
+                _query(order, "order", one_of(check_string, check_integer), "form", True),
+                _query(tags, "tags", list_of(strict_enum(Tag)), "form", False),
+                _query(coordinates, "coordinates", write_model(Coordinates), "json", False),
+                _query(color, "color", write_model(ListPetsColor), "deepObject", True),
+            ),
             auth="api_key",
             auth_optional=True,
         )
@@ -466,10 +474,12 @@ class AsyncClient(AsyncAPIClient):
             headers={
                 "api-key": _parameter(api_key, "api-key", check_string),
             },
-            cookies={
-                "user": _parameter(user, "user", check_integer),
-                **_cookie(userdata, "userdata", write_model(Userdata), "json", False),
-            },
+            cookies=_joined(
+                {
+                    "user": _parameter(user, "user", check_integer),
+                },
+                _cookie(userdata, "userdata", write_model(Userdata), "json", False),
+            ),
             auth="api_key",
             auth_optional=True,
         )
@@ -583,7 +593,7 @@ class AsyncClient(AsyncAPIClient):
     async def create_tag(
         self,
         *,
-        created: TagCreateCreatedOption1 | str | Unset = UNSET,
+        created: TagCreateCreatedOption1 | datetime.datetime | Unset = UNSET,
         name: str,
     ) -> None:
         """Create new tag

@@ -10,6 +10,7 @@ UNSET and not sent.
 
 from __future__ import annotations
 
+import datetime
 import enum
 from dataclasses import dataclass, field
 from typing import IO, Any, ClassVar, TypeAlias
@@ -20,6 +21,7 @@ from ._runtime import (
     StrEnum,
     Unset,
     check_boolean,
+    check_datetime,
     check_file,
     check_integer,
     check_number,
@@ -32,6 +34,7 @@ from ._runtime import (
     received,
     required,
     strict_enum,
+    write_datetime,
     write_enum,
     write_model,
 )
@@ -593,7 +596,7 @@ class TagCreate(Model):
 
     _FIELDS: ClassVar[frozenset[str]] = frozenset({"created", "name"})
 
-    created: TagCreateCreatedOption1 | str | Unset = UNSET
+    created: TagCreateCreatedOption1 | datetime.datetime | Unset = UNSET
 
     name: str
 
@@ -602,7 +605,10 @@ class TagCreate(Model):
         fields, _ = cls._fields_of(data, path)
         return cls(
             created=optional(
-                fields, "created", path, one_of(strict_enum(TagCreateCreatedOption1), check_string)
+                fields,
+                "created",
+                path,
+                one_of(strict_enum(TagCreateCreatedOption1), check_datetime),
             ),
             name=required(fields, "name", path, check_string),
         )
@@ -614,7 +620,7 @@ class TagCreate(Model):
             "created",
             self.created,
             path,
-            one_of(strict_enum(TagCreateCreatedOption1), check_string),
+            one_of(strict_enum(TagCreateCreatedOption1), write_datetime),
         )
         put(data, "name", self.name, path, check_string)
         return data
@@ -822,7 +828,7 @@ class ListPetsColor(Model):
         return data
 
 
-Utctime: TypeAlias = UtctimeOption1 | str
+Utctime: TypeAlias = UtctimeOption1 | datetime.datetime
 """The ``Utctime`` schema."""
 
 
