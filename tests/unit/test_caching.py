@@ -3,7 +3,6 @@ and a cache that cannot be used is no cache, never an error."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from generator import caching
