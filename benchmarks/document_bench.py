@@ -224,7 +224,8 @@ def github_row(repeat: int) -> dict[str, Any]:
     if document is None:
         return {"document": GITHUB_PACKAGE, "skipped": "npm pack failed"}
     with tempfile.TemporaryDirectory() as scratch:
-        return _row(document, Path(scratch), repeat, f"{GITHUB_PACKAGE} {document.name}")
+        row = _row(document, Path(scratch), repeat, f"{GITHUB_PACKAGE} {document.name}")
+    return {**row, "folder": "npm"}
 
 
 def scaling(repeat: int, sizes: Sequence[int]) -> dict[str, Any]:

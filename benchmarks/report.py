@@ -110,7 +110,7 @@ def _mb(value: float) -> str:
     return f"{value / 2**20:,.1f} MB"
 
 
-def write(results: dict[str, Any], markdown: Path, plot: Path) -> None:
+def write(results: dict[str, Any], markdown: Path, plot: Path | None) -> None:
     header = [
         "# Benchmark results",
         "",
@@ -153,7 +153,7 @@ def write(results: dict[str, Any], markdown: Path, plot: Path) -> None:
         ]
     lines = header + ["## Targets", "", *summary, ""] + machine_lines + body
     markdown.write_text("\n".join(lines))
-    if "generator" in results:
+    if "generator" in results and plot is not None:
         _plot(results["generator"], plot)
 
 
@@ -449,6 +449,20 @@ def _real_world(r: dict[str, Any] | None, summary: list[str]) -> list[str]:
         "the same bytes), against openapi-python-client (which formats with ruff and validates",
         "nothing beyond its own reading). Ratios are ours / openapi-python-client, CPU time: the",
         "median of the paired rounds' ratios (the ratio of the minimums in brackets).",
+        "`nox -s bench -- real-world` runs this table alone (`--rounds N`, `--github-rounds N`;",
+        "`--github-only` measures GitHub's row again, keeping the others)"
+        + (
+            f", measured so on: {r['machine'].get('cpu')}, {r['machine'].get('cores')} cores."
+            if "machine" in r
+            else "."
+        ),
+        f"These figures: `nox -s bench -- real-world --rounds {r['rounds']}`"
+        + "".join(
+            f" (GitHub's row: `-- real-world --github-only --github-rounds {row['rounds']}`)"
+            for row in r["rows"]
+            if row.get("folder") == "npm" and "rounds" in row
+        )
+        + "; the timed rounds follow an untimed one (which fills the warm cache).",
         "",
         "| document | rounds | ours, empty cache | ours, warm cache | openapi-python-client | "
         "empty / peer | warm / peer |",
