@@ -260,7 +260,9 @@ def bench(session: nox.Session) -> None:
     """Benchmarks against the peers, side by side; writes benchmarks/RESULTS.md (``-- PART``)."""
     session.install(TORCH)
     session.install("-e", RUNTIME, "-e", ".[test]", *BENCH_PEERS)
-    session.run("python", "benchmarks/run.py", *session.posargs)
+    # downloads (GitHub's document from npm) are kept in the session's folder between runs
+    work = str(Path(session.create_tmp()).resolve())
+    session.run("python", "benchmarks/run.py", *session.posargs, env={"BENCH_WORK": work})
 
 
 @nox.session

@@ -22,9 +22,18 @@ from generator_bench import CORPUS, _peer_commands
 from synthetic import synthetic_spec
 from timing import Failed, Sample, _children_cpu, ratio, rounds, times
 
+from generator.reading.loader import load_yaml
+
 SIZES = (1000, 2500, 5000, 10000, 20000)
 PEER_SIZES = (1000,)  # openapi-python-client takes about 40 s at 5,000 schemas: left out beyond
 REAL_WORLD = CORPUS.parent / "real-world"
+REAL_WORLD_NEXT = CORPUS.parent / "real-world-next"
+GITHUB_PACKAGE = "@octokit/openapi@23.0.2"  # npm: GitHub's REST API description, 13 MB of JSON
+GITHUB_DOCUMENT = "package/generated/api.github.com.json"
+GITHUB_ROUNDS = 2  # a cold run of either generator takes tens of seconds on this document
+WORK_ENV = "BENCH_WORK"
+"""The environment variable naming a folder the benchmarks keep downloads in between runs
+(``nox -s bench`` sets it to the session's own); the system's temporary folder otherwise."""
 
 
 def _tree_memory(root: int) -> int:
@@ -134,37 +143,89 @@ def corpus(repeat: int) -> dict[str, Any]:
     }
 
 
-def real_world(repeat: int) -> dict[str, Any]:
-    """Every document of the real-world sample (a file at the top of its folder), ours with an
-    empty cache and with a warm one, against openapi-python-client, paired and interleaved."""
-    if not REAL_WORLD.is_dir():
+def _documents() -> list[Path]:
+    """The real-world sample and the documents the generator is to read next (each file of
+    their folders that describes an API: not one that only holds schemas for others to refer
+    to), and the public document."""
+    found = []
+    for folder in (REAL_WORLD, REAL_WORLD_NEXT):
+        if folder.is_dir():
+            files = sorted(folder.rglob("*.yaml")) + sorted(folder.rglob("*.json"))
+            found += [path for path in files if "paths" in (load_yaml(path) or {})]
+    return found + ([CORPUS] if CORPUS.is_file() else [])
+
+
+def github_document() -> Path | None:
+    """GitHub's REST API document from the npm package (pinned), unpacked once into the work
+    folder (see ``WORK_ENV``); ``None`` where npm or the registry cannot be reached."""
+    work = Path(os.environ.get(WORK_ENV) or Path(tempfile.gettempdir()) / "together-rl-bench")
+    folder = work / GITHUB_PACKAGE.replace("/", "+")
+    document = folder / GITHUB_DOCUMENT
+    if document.is_file():
+        return document
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        packed = subprocess.run(
+            ["npm", "pack", GITHUB_PACKAGE, "--pack-destination", str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=True,
+        ).stdout.split()[-1]
+        member = GITHUB_DOCUMENT
+        subprocess.run(["tar", "-xzf", str(folder / packed), "-C", str(folder), member], check=True)
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return None
+    return document if document.is_file() else None
+
+
+def _row(spec: Path, out: Path, repeat: int, label: str | None = None) -> dict[str, Any]:
+    """Ours with an empty cache and with a warm one against openapi-python-client on ``spec``,
+    paired and interleaved."""
+    contenders = {
+        "ours, empty cache": _ours(spec, out),
+        "ours, warm cache": _ours(spec, out, cache=out / f"cache-{spec.parent.name}-{spec.stem}"),
+        "openapi-python-client": _peer("openapi-python-client", spec, out),
+    }
+    result = rounds(contenders, repeat)
+    print(f"  generate --spec, {label or spec.name}", flush=True)
+    return {
+        "document": label or spec.name,
+        "folder": spec.parent.name,
+        "bytes": spec.stat().st_size,
+        "rounds": repeat,
+        "times": {name: times(result, name) for name in contenders},
+        "ratios": {
+            name: ratio(result, name, "openapi-python-client")
+            for name in ("ours, empty cache", "ours, warm cache")
+        },
+    }
+
+
+def real_world(repeat: int, github_rounds: int = GITHUB_ROUNDS) -> dict[str, Any]:
+    """Every real-world document (:func:`_documents`) and GitHub's (:func:`github_row`,
+    ``github_rounds`` rounds; none: left out), ours with an empty cache and with a warm one,
+    against openapi-python-client, paired and interleaved."""
+    _tools_on_path()
+    documents = _documents()
+    if not documents:
         return {"skipped": f"{REAL_WORLD} not found"}
-    documents = sorted(
-        p for p in REAL_WORLD.iterdir() if p.suffix in (".yaml", ".yml", ".json") and p.is_file()
-    )
-    rows = []
     with tempfile.TemporaryDirectory() as scratch:
-        out = Path(scratch)
-        for spec in documents:
-            contenders = {
-                "ours, empty cache": _ours(spec, out),
-                "ours, warm cache": _ours(spec, out, cache=out / f"cache-{spec.stem}"),
-                "openapi-python-client": _peer("openapi-python-client", spec, out),
-            }
-            result = rounds(contenders, repeat)
-            rows.append(
-                {
-                    "document": spec.name,
-                    "bytes": spec.stat().st_size,
-                    "times": {name: times(result, name) for name in contenders},
-                    "ratios": {
-                        name: ratio(result, name, "openapi-python-client")
-                        for name in ("ours, empty cache", "ours, warm cache")
-                    },
-                }
-            )
-            print(f"  generate --spec, {spec.name}", flush=True)
+        rows = [_row(spec, Path(scratch), repeat) for spec in documents]
+    if github_rounds:
+        rows.append(github_row(github_rounds))
     return {"rounds": repeat, "rows": rows}
+
+
+def github_row(repeat: int) -> dict[str, Any]:
+    """:func:`real_world`'s row of GitHub's document (:func:`github_document`)."""
+    _tools_on_path()
+    document = github_document()
+    if document is None:
+        return {"document": GITHUB_PACKAGE, "skipped": "npm pack failed"}
+    with tempfile.TemporaryDirectory() as scratch:
+        row = _row(document, Path(scratch), repeat, f"{GITHUB_PACKAGE} {document.name}")
+    return {**row, "folder": "npm"}
 
 
 def scaling(repeat: int, sizes: Sequence[int]) -> dict[str, Any]:
@@ -194,12 +255,21 @@ def scaling(repeat: int, sizes: Sequence[int]) -> dict[str, Any]:
     return {"rows": rows}
 
 
+def _tools_on_path() -> None:
+    """This environment's tools first on ``PATH`` (openapi-python-client runs ruff from it)."""
+    here = str(Path(sys.executable).parent)
+    if os.environ.get("PATH", "").split(os.pathsep)[0] != here:
+        os.environ["PATH"] = f"{here}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
 def run(repeat: int = 5, quick: bool = False) -> dict[str, Any]:
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    _tools_on_path()
     started = time.perf_counter()
     result = {
         "corpus": corpus(2 if quick else repeat),
-        "real_world": real_world(2 if quick else repeat),
+        "real_world": real_world(
+            2 if quick else repeat, github_rounds=0 if quick else GITHUB_ROUNDS
+        ),
         "scaling": scaling(2 if quick else repeat, (500, 1000) if quick else SIZES),
     }
     result["seconds"] = time.perf_counter() - started

@@ -110,7 +110,7 @@ def _mb(value: float) -> str:
     return f"{value / 2**20:,.1f} MB"
 
 
-def write(results: dict[str, Any], markdown: Path, plot: Path) -> None:
+def write(results: dict[str, Any], markdown: Path, plot: Path | None) -> None:
     header = [
         "# Benchmark results",
         "",
@@ -153,7 +153,7 @@ def write(results: dict[str, Any], markdown: Path, plot: Path) -> None:
         ]
     lines = header + ["## Targets", "", *summary, ""] + machine_lines + body
     markdown.write_text("\n".join(lines))
-    if "generator" in results:
+    if "generator" in results and plot is not None:
         _plot(results["generator"], plot)
 
 
@@ -441,43 +441,65 @@ def _real_world(r: dict[str, Any] | None, summary: list[str]) -> list[str]:
         return [f"Real-world documents: skipped ({r['skipped']}).", ""]
     peer = "openapi-python-client"
     out = [
-        f"Real-world documents (`shared/corpus/real-world`), {r['rounds']} rounds: ours with an",
+        "Real-world documents (`shared/corpus/real-world`, `shared/corpus/real-world-next`, the",
+        "public document and GitHub's, from the npm package named), "
+        f"{r['rounds']} rounds (GitHub's: as given): ours with an",
         "empty cache (every run formats, validates and smoke-imports from scratch) and with a",
         "warm one (the validator's findings, black's output and the smoke import taken again for",
         "the same bytes), against openapi-python-client (which formats with ruff and validates",
-        "nothing beyond its own reading). Ratios are ours / openapi-python-client, CPU time.",
+        "nothing beyond its own reading). Ratios are ours / openapi-python-client, CPU time: the",
+        "median of the paired rounds' ratios (the ratio of the minimums in brackets).",
+        "`nox -s bench -- real-world` runs this table alone (`--rounds N`, `--github-rounds N`;",
+        "`--github-only` measures GitHub's row again, keeping the others)"
+        + (
+            f", measured so on: {r['machine'].get('cpu')}, {r['machine'].get('cores')} cores."
+            if "machine" in r
+            else "."
+        ),
+        f"These figures: `nox -s bench -- real-world --rounds {r['rounds']}`"
+        + "".join(
+            f" (GitHub's row: `-- real-world --github-only --github-rounds {row['rounds']}`)"
+            for row in r["rows"]
+            if row.get("folder") == "npm" and "rounds" in row
+        )
+        + "; the timed rounds follow an untimed one (which fills the warm cache).",
         "",
-        "| document | ours, empty cache | ours, warm cache | openapi-python-client | "
+        "| document | rounds | ours, empty cache | ours, warm cache | openapi-python-client | "
         "empty / peer | warm / peer |",
-        "|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
     both: dict[str, list[float]] = {"ours, empty cache": [], "ours, warm cache": []}
+    handled = 0
     for row in r["rows"]:
+        name = f"{row.get('folder', 'real-world')}/{row['document']}"
+        if "skipped" in row:
+            out.append(f"| {row['document']} | – | skipped: {row['skipped']} | | | | |")
+            continue
         t = row["times"]
         ratios = row["ratios"]
         out.append(
-            f"| {row['document']} | {_t(t['ours, empty cache'])} | {_t(t['ours, warm cache'])} | "
-            f"{_t(t[peer])} | {_cpu_ratio(ratios['ours, empty cache'])} | "
-            f"{_cpu_ratio(ratios['ours, warm cache'])} |"
+            f"| {name} | {row.get('rounds', r['rounds'])} | {_t(t['ours, empty cache'])} | "
+            f"{_t(t['ours, warm cache'])} | {_t(t[peer])} | "
+            f"{_cpu_ratio(ratios['ours, empty cache'])} | {_cpu_ratio(ratios['ours, warm cache'])} |"
         )
-        for name, values in both.items():
-            if ratios[name] is not None:
-                values.append(ratios[name]["cpu"]["median"])
+        handled += ratios["ours, warm cache"] is not None
+        for key, values in both.items():
+            if ratios[key] is not None:
+                values.append(ratios[key]["cpu"]["median"])
     out.append("")
-    handled = [row for row in r["rows"] if row["ratios"]["ours, warm cache"] is not None]
-    for name, values in both.items():
+    for key, values in both.items():
         if values:
             worst = max(values)
             summary.append(
-                f"- `generate --spec` ({name}) takes no more CPU than openapi-python-client on "
-                f"each of the {len(handled)} real-world documents both handle: worst ratio "
+                f"- `generate --spec` ({key}) takes no more CPU than openapi-python-client on "
+                f"each of the {handled} real-world documents both handle: worst ratio "
                 f"{worst:.2f} (median of paired rounds), {_verdict(worst <= 1.0)}."
             )
     return out
 
 
 def _cpu_ratio(r: dict[str, Any] | None) -> str:
-    return "–" if r is None else f"{r['cpu']['median']:.2f}"
+    return "–" if r is None else f"{r['cpu']['median']:.2f} ({r['cpu']['min']:.2f})"
 
 
 def _client(c: dict[str, Any], summary: list[str]) -> list[str]:

@@ -1,9 +1,10 @@
 """Run the benchmarks side by side and write benchmarks/RESULTS.md and benchmarks/scaling.png.
 
     python benchmarks/run.py [generator] [document] [client] [reference] [server] [sharded]
-        [--quick] [--device cuda]
+        [real-world] [--quick] [--device cuda]
 
-With no part named, all six run. Each part's figures are kept in benchmarks/results.json, so a
+With no part named, all six run (``real-world`` is the part of ``document`` that compares
+``generate --spec`` with openapi-python-client on the real-world documents and GitHub's, alone). Each part's figures are kept in benchmarks/results.json, so a
 part can be re-run (or run on another machine, such as a GPU one) without losing the others;
 RESULTS.md is written from that file every time.
 """
@@ -36,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
         "parts",
         nargs="*",
         metavar="PART",
-        help="generator, document, client, reference, server or sharded (default: all)",
+        help="generator, document, client, reference, server, sharded or real-world "
+        "(default: all but real-world, which document includes)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="fewer repetitions and sizes (a smoke run)"
@@ -44,22 +46,54 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--device", default="cpu", help="device of the reference part (cpu or cuda)"
     )
+    parser.add_argument(
+        "--rounds", type=int, default=None, help="rounds of the real-world part (default 5)"
+    )
+    parser.add_argument(
+        "--github-only",
+        action="store_true",
+        help="real-world: measure GitHub's document alone, in place of its row of the last run",
+    )
+    parser.add_argument(
+        "--github-rounds",
+        type=int,
+        default=document_bench.GITHUB_ROUNDS,
+        help="rounds on GitHub's document in the real-world part (0: left out)",
+    )
     args = parser.parse_args(argv)
     everything = ["generator", "document", "client", "reference", "server", "sharded"]
     parts = args.parts or everything
-    unknown = set(parts) - set(everything)
+    unknown = set(parts) - {*everything, "real-world"}
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     results = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
     if not _current(results):
         results = {}  # figures of an earlier layout of this file: not comparable, start anew
-    results["machine"] = report.machine()
+    if parts != ["real-world"]:  # the machine of the other parts' figures stays theirs
+        results["machine"] = report.machine()
     if "generator" in parts:
         print("generator ...", flush=True)
         results["generator"] = generator_bench.run(repeat=2 if args.quick else 10, quick=args.quick)
     if "document" in parts:
         print("document ...", flush=True)
         results["document"] = document_bench.run(repeat=2 if args.quick else 5, quick=args.quick)
+    if "real-world" in parts and "document" not in parts:
+        print("real-world documents ...", flush=True)
+        document = results.setdefault("document", {})
+        machine = report.machine()
+        if args.github_only:
+            kept = document.get("real_world") or {"rounds": 0, "rows": []}
+            kept["rows"] = [
+                row for row in kept["rows"] if document_bench.GITHUB_PACKAGE not in row["document"]
+            ]
+            kept["rows"].append(document_bench.github_row(args.github_rounds))
+            document["real_world"] = kept
+        else:
+            document["real_world"] = document_bench.real_world(
+                args.rounds or (2 if args.quick else 5),
+                github_rounds=0 if args.quick else args.github_rounds,
+            )
+        document["real_world"]["machine"] = machine
     if "client" in parts:
         print("client ...", flush=True)
         results["client"] = client_bench.run(
@@ -89,7 +123,10 @@ def main(argv: list[str] | None = None) -> int:
             muon_sets=sharded_bench.QUICK_SETS if args.quick else sharded_bench.MUON_SETS,
         )
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
-    report.write(results, HERE / "RESULTS.md", HERE / "scaling.png")
+    # the plot is of the generator part's figures: drawn again only when they are new
+    report.write(
+        results, HERE / "RESULTS.md", HERE / "scaling.png" if "generator" in parts else None
+    )
     print(f"wrote {HERE / 'RESULTS.md'}")
     return 0
 

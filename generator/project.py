@@ -221,7 +221,7 @@ class DocumentPackage:
         the views). The validator takes as long as the rest together on a large document: it
         runs beside, and its warnings come when it is done (they do not stop the generation);
         what it found in the same document before is taken from the cache."""
-        from .reading.validate import file_problems, known_problems  # slow to import
+        from .reading.validate import known_problems, worker_problems  # slow to import
 
         cache_dir = default_cache_dir()
         known = known_problems(self.path, cache_dir)
@@ -231,7 +231,7 @@ class DocumentPackage:
                 pool = stack.enter_context(
                     concurrent.futures.ProcessPoolExecutor(1, mp_context=_worker_context())
                 )
-                problems = pool.submit(file_problems, self.path, cache_dir)
+                problems = pool.submit(worker_problems, self.path, cache_dir)
             try:
                 document = parse_file(self.path, lenient=True)
                 package = self.info(document.title)

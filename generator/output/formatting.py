@@ -15,6 +15,7 @@ never cached: black formats it every time.
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import hashlib
 import importlib
@@ -228,10 +229,11 @@ def _spans(source: str, lines: list[str]) -> list[_Span] | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     spans: set[_Span] = set()
+    index = _Index(tree)
     for number, line in enumerate(lines, start=1):
         if not _too_long(line):
             continue
-        chain = _holding(tree.body, number)
+        chain = index.holding(number)
         if chain and _is_string(chain[-1]) and not _docstring_end(chain, tree, number):
             continue  # black changes nothing on the lines of a string statement
         outer = bool(chain)
@@ -248,17 +250,53 @@ def _spans(source: str, lines: list[str]) -> list[_Span] | None:
     return kept
 
 
-def _holding(body: list[ast.stmt], number: int) -> list[ast.stmt]:
-    """The statements that hold line ``number`` (counted from 1), outermost first."""
-    chain: list[ast.stmt] = []
-    while True:
-        for node in body:
-            if _first_line(node) <= number <= (node.end_lineno or node.lineno):
-                chain.append(node)
-                body = [child for block in _blocks(node) for child in block]
-                break
-        else:
-            return chain
+class _Index:
+    """Which statements of a parsed text hold a line: for each statement asked about, its
+    blocks' statements with their first and last lines, found by bisection where they are in the
+    order of their lines (a text of thousands of classes asks about each long line)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._tree = tree
+        self._bodies: dict[int, tuple[list[ast.stmt], list[int], list[int], bool]] = {}
+
+    def holding(self, number: int) -> list[ast.stmt]:
+        """The statements that hold line ``number`` (counted from 1), outermost first: in each
+        block, the first statement (in the order of the blocks) whose lines hold it."""
+        chain: list[ast.stmt] = []
+        owner: ast.AST = self._tree
+        while True:
+            node = self._find(owner, number)
+            if node is None:
+                return chain
+            chain.append(node)
+            owner = node
+
+    def _find(self, owner: ast.AST, number: int) -> ast.stmt | None:
+        known = self._bodies.get(id(owner))
+        if known is None:
+            if isinstance(owner, ast.Module):
+                body = owner.body
+            else:
+                assert isinstance(owner, ast.stmt)
+                body = [child for block in _blocks(owner) for child in block]
+            firsts = [_first_line(node) for node in body]
+            lasts = [node.end_lineno or node.lineno for node in body]
+            ordered = all(a <= b for a, b in zip(firsts, firsts[1:]))
+            known = self._bodies[id(owner)] = (body, firsts, lasts, ordered)
+        body, firsts, lasts, ordered = known
+        if not ordered:
+            for node, first, last in zip(body, firsts, lasts):
+                if first <= number <= last:
+                    return node
+            return None
+        # statements of one block share at most a line (``a; b``): the first that holds the
+        # line is the last that starts at or before it, or one before it ending on that line
+        at = bisect.bisect_right(firsts, number) - 1
+        if at < 0 or lasts[at] < number:
+            return None
+        while at > 0 and lasts[at - 1] >= number:
+            at -= 1
+        return body[at]
 
 
 def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:

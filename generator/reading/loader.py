@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import os
 import re
 import urllib.parse
@@ -32,6 +33,7 @@ ALIAS_ALLOWANCE = 100_000
 # both is walked for its expanded size (a false match costs a walk, nothing else).
 _ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[^\s,\[\]{}]")
 _ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s,\[\]{}]")
+_JSON_START = re.compile(r"\s*[\[{]")
 # The start of a URL: a scheme (``http:``, ``file:``, ``urn:``) or a network path (``//host``).
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
 
@@ -228,7 +230,7 @@ def parse_yaml(text: str, source: str) -> Any:
     """Parse YAML text read from ``source``; errors as in :func:`load_yaml`."""
     loader = _Loader(text)
     loader.source = source
-    loader.check_aliases = bool(_ANCHOR.search(text) and _ALIAS.search(text))
+    loader.check_aliases = bool(_ANCHOR.search(text) and _ALIAS.search(text)) and not _json(text)
     try:
         with _collector_paused():
             return loader.get_single_data()
@@ -240,6 +242,19 @@ def parse_yaml(text: str, source: str) -> Any:
         raise SpecError("", "nested too deeply to be read", source=source) from None
     finally:
         loader.dispose()
+
+
+def _json(text: str) -> bool:
+    """Whether ``text`` is JSON: JSON has no anchors or aliases, so its YAML reading expands
+    nothing (an ``&`` or ``*`` in a JSON document is in a string). Parsing it takes a fraction
+    of walking the nodes of a large document for their expanded size."""
+    if not _JSON_START.match(text):
+        return False
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _where(mark: Any) -> str:

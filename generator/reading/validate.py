@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,16 @@ def file_problems(path: Path, cache_dir: Path | None = None) -> list[Problem]:
         store = Store(cache_dir, "openapi-spec-validator", _validator_versions())
         store.put(key, json.dumps([[p.pointer, p.message] for p in problems]).encode())
     return problems
+
+
+def worker_problems(path: Path, cache_dir: Path | None = None) -> list[Problem]:
+    """:func:`file_problems` in a worker process of its own (``generate`` runs the validator
+    beside the rendering), with no HTTP library: the validator fetches nothing (every
+    reference is served by :class:`_Confined`, which reads files only), and jsonschema-path,
+    which imports requests where it can, falls back to the standard library's urllib where it
+    cannot. Importing requests would be a tenth of the validator's start on a small document."""
+    sys.modules.setdefault("requests", None)  # type: ignore[arg-type]  # import raises ImportError
+    return file_problems(path, cache_dir)
 
 
 def known_problems(path: Path, cache_dir: Path | None) -> list[Problem] | None:

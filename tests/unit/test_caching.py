@@ -3,8 +3,6 @@ and a cache that cannot be used is no cache, never an error."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from generator import caching
@@ -98,13 +96,13 @@ def test_a_package_that_imported_is_not_imported_again_until_it_changes(tmp_path
     package = _package(tmp_path / "a", "VALUE = 1\n")
     smoke.import_packages([package], cache)
     ran = []
-    real = subprocess.run
+    real = smoke._run_script
 
     def counting(*args, **kwargs):
         ran.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(smoke.subprocess, "run", counting)
+    monkeypatch.setattr(smoke, "_run_script", counting)
     smoke.import_packages([package], cache)
     assert ran == []
     _package(tmp_path / "a", "VALUE = 2\n")
@@ -118,3 +116,13 @@ def test_a_package_that_does_not_import_fails_every_time(tmp_path):
     for _ in range(2):
         with pytest.raises(smoke.SmokeTestError, match="not_a_module_anywhere"):
             smoke.import_packages([package], cache)
+
+
+def test_what_a_package_prints_or_how_it_ends_the_process_is_no_result(tmp_path, capsys):
+    # the import runs in a process of its own: a module that prints does not confuse the
+    # result, and one that ends the process is a failure, not the generator's end
+    smoke.import_packages([_package(tmp_path / "c", "print('[\"not a failure\"]')\n")])
+    ended = _package(tmp_path / "d", "import os\nos._exit(3)\n")
+    with pytest.raises(smoke.SmokeTestError, match="could not be imported"):
+        smoke.import_packages([ended])
+    assert capsys.readouterr().out == ""

@@ -107,7 +107,19 @@ PLACES = {
     ),
     "an attribute docstring": (f'X = 1\n"""Line one.\n{WORDS} {WORDS}."""\n', "nothing"),
     "a comment": (f"# {WORDS} {WORDS}\nx = 1\n", "nothing"),
+    "a try's finally": (
+        "try:\n    pass\nexcept E:\n    pass\nelse:\n    pass\nfinally:\n"
+        f"    x = call({ARGUMENTS})\n",
+        "piece",
+    ),
+    "among many classes": (
+        "".join(f"class C{i}:\n    x = {i}\n\n\n" for i in range(40))
+        + f"class D:\n    y = call({ARGUMENTS})\n\n\n"
+        + "\n\n".join(f"class E{i}:\n    x = {i}\n" for i in range(40)),
+        "piece",
+    ),
     "statements sharing a line": (f"x = 1; y = call({ARGUMENTS})\n", "whole"),
+    "a statement sharing its last line": (f"x = (\n    1\n); y = call({ARGUMENTS})\n", "whole"),
     "code that does not parse": (f"x = call({ARGUMENTS}\n", "whole"),
 }
 
