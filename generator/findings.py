@@ -59,6 +59,11 @@ class Finding:
 
     kind: Kind
     text: str
+    decision: str | None = None
+    """What the user decides, where it is one decision whatever the revision (the role of the
+    request field ``adam_params.beta3``): the same decision in several revisions is one line."""
+    revision: str | None = None
+    """The revision the warning is of, where it is of one."""
 
     def __str__(self) -> str:
         return self.text
@@ -72,7 +77,25 @@ def summary(found: Iterable[Finding]) -> Iterator[str]:
     for finding in found:
         kinds.setdefault(finding.kind, []).append(finding)
     for kind, findings in kinds.items():
-        if kind.each or len(findings) == 1:
-            yield from (f.text for f in findings)
+        if kind.each:
+            yield from _decisions(findings)
+        elif len(findings) == 1:
+            yield findings[0].text
         else:
             yield f"{kind.counted(len(findings))} (--verbose lists each), e.g. {findings[0].text}"
+
+
+def _decisions(findings: list[Finding]) -> Iterator[str]:
+    """Each decision once, in the order of its first warning: the newest revision's line (the
+    last), with the other revisions that need the same decision named."""
+    groups: dict[object, list[Finding]] = {}
+    for number, finding in enumerate(findings):
+        groups.setdefault(finding.decision or number, []).append(finding)
+    for group in groups.values():
+        last = group[-1]
+        others = [f.revision for f in group[:-1] if f.revision is not None]
+        if not others:
+            yield last.text
+        else:
+            named = "revision" if len(others) == 1 else "revisions"
+            yield f"{last.text} (the same decision for {named} {', '.join(others)})"

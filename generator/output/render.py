@@ -70,6 +70,8 @@ def render_package(
             f"{revision.file}#{field.pointer}: the request field `{field.path}` of revision "
             f"{revision.id} has no role in the local reference ({field.reason}); the reference "
             "answers a request that sets it with FAILED / INVALID_INPUT",
+            decision=f"field {field.path}",
+            revision=revision.id,
         )
         for field in reference.rules.unassigned
     ] + _unclassified_statuses(revision, client, statuses)
@@ -79,6 +81,8 @@ def render_package(
             f"{revision.file}#{p.pointer}: the {p.path} of revision {revision.id} has no role in "
             f"the local reference ({p.reason}); the reference answers a request that carries it "
             "with FAILED / INVALID_INPUT",
+            decision=p.path,
+            revision=revision.id,
         )
         for p in reference.rules.unassigned_parameters
     ]
@@ -154,6 +158,8 @@ def _unclassified_statuses(
                     f"{revision.file}#{pointer}: the status value `{value}` of revision "
                     f"{revision.id} has no entry in {STATUSES_PATH}; `{waiter.method_name}` "
                     "polls on while an operation has it",
+                    decision=f"status {value}",
+                    revision=revision.id,
                 )
             )
     return warnings

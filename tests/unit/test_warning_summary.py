@@ -85,6 +85,27 @@ def test_a_warning_that_asks_for_a_decision_is_printed_each_time():
     ]
 
 
+def test_one_decision_that_several_revisions_need_is_one_line_naming_them():
+    """A field without a role in three revisions (every revision rendered, as on a cold cache)
+    is one decision: the newest revision's warning, with the others named."""
+    found = [
+        Finding(
+            DECISION,
+            f"spec/{r}.yaml#/x: the request field `x` of revision {r} has no role",
+            decision="field x",
+            revision=r,
+        )
+        for r in ("r1", "r2", "r3")
+    ]
+    found.insert(1, Finding(DECISION, "spec/r1.yaml#/y: `y` of revision r1", "field y", "r1"))
+    assert list(summary(found)) == [
+        "spec/r3.yaml#/x: the request field `x` of revision r3 has no role (the same decision "
+        "for revisions r1, r2)",
+        "spec/r1.yaml#/y: `y` of revision r1",
+    ]
+    assert list(summary(found[:2])) == [found[0].text, found[1].text]
+
+
 def test_the_command_s_help_names_verbose(capsys):
     with pytest.raises(SystemExit):
         main(["generate", "--help"])
