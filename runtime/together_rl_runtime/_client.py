@@ -80,9 +80,11 @@ from ._exceptions import (
     ValidationError,
 )
 from ._model import UNSET, Model
+from ._pool import DEFAULT_CONNECTION_LIMITS, async_pool, checked_limits, slot
 from ._streaming import ServerSentEvent
 
 __all__ = [
+    "DEFAULT_CONNECTION_LIMITS",
     "AsyncAPIClient",
     "AuthScheme",
     "ClientSpec",
@@ -869,6 +871,22 @@ class _BaseClient:
             ) from exc
 
 
+def _pool_limits(http_client: object, transport: object, limits: object) -> httpx.Limits:
+    """The limits of the client's own pool: ``limits``, else the default; ConfigurationError
+    where they cannot be the client's (an ``http_client`` or a ``transport`` has its own)."""
+    if http_client is not None and transport is not None:
+        raise ConfigurationError("pass http_client or transport, not both")
+    if limits is None:
+        return DEFAULT_CONNECTION_LIMITS
+    if http_client is not None or transport is not None:
+        given = "http_client" if http_client is not None else "transport"
+        raise ConfigurationError(
+            f"limits sizes the client's own connection pool, and the {given} passed has its "
+            f"own: pass limits or {given}, not both"
+        )
+    return checked_limits(limits)
+
+
 class SyncAPIClient(_BaseClient):
     """The base of a generated ``Client``: the configuration of the client's docstring, and
     ``deadline`` and ``max_response_bytes`` (the bounds of the module's docstring), an
@@ -887,6 +905,7 @@ class SyncAPIClient(_BaseClient):
         server_revision: str | None = None,
         deadline: float | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        limits: httpx.Limits | None = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -898,13 +917,12 @@ class SyncAPIClient(_BaseClient):
             headers=headers,
             server_revision=server_revision,
         )
-        if http_client is not None and transport is not None:
-            raise ConfigurationError("pass http_client or transport, not both")
+        pool = _pool_limits(http_client, transport, limits)
         self._owns_http = http_client is None
         self._http = (
             http_client
             if http_client is not None
-            else httpx.Client(transport=transport, timeout=timeout)
+            else httpx.Client(transport=transport, timeout=timeout, limits=pool)
         )
 
     def close(self) -> None:
@@ -1018,6 +1036,7 @@ class AsyncAPIClient(_BaseClient):
         server_revision: str | None = None,
         deadline: float | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        limits: httpx.Limits | None = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -1029,13 +1048,17 @@ class AsyncAPIClient(_BaseClient):
             headers=headers,
             server_revision=server_revision,
         )
-        if http_client is not None and transport is not None:
-            raise ConfigurationError("pass http_client or transport, not both")
+        pool = _pool_limits(http_client, transport, limits)
         self._owns_http = http_client is None
+        self._slots = None
+        """What keeps the requests handed to the client's own pool to its size (see
+        ``_pool``); None where the pool is not the client's own or has no bound."""
+        if http_client is None and transport is None:
+            transport, self._slots = async_pool(pool)
         self._http = (
             http_client
             if http_client is not None
-            else httpx.AsyncClient(transport=transport, timeout=timeout)
+            else httpx.AsyncClient(transport=transport, timeout=timeout, limits=pool)
         )
 
     async def aclose(self) -> None:
@@ -1080,7 +1103,17 @@ class AsyncAPIClient(_BaseClient):
     async def _attempt(
         self, request: httpx.Request, call: _Call, ends: float | None, stream: bool
     ) -> httpx.Response | None:
-        """:meth:`SyncAPIClient._attempt`, awaited."""
+        """:meth:`SyncAPIClient._attempt`, awaited, holding a slot of the pool (see ``_pool``)
+        while it runs: an event stream returned keeps its connection busy while it is read, and
+        httpx's pool then queues what comes beyond its size."""
+        if self._slots is None:
+            return await self._exchange(request, call, ends, stream)
+        async with slot(self._slots, request.extensions["timeout"].get("pool")):
+            return await self._exchange(request, call, ends, stream)
+
+    async def _exchange(
+        self, request: httpx.Request, call: _Call, ends: float | None, stream: bool
+    ) -> httpx.Response | None:
         response = await self._http.send(request, stream=True)
         if not call.answered(response):
             await response.aclose()
