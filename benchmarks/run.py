@@ -1,9 +1,9 @@
 """Run the benchmarks side by side and write benchmarks/RESULTS.md and benchmarks/scaling.png.
 
-    python benchmarks/run.py [generator] [document] [client] [reference] [server] [sharded]
-        [--quick] [--device cuda]
+    python benchmarks/run.py [generator] [document] [client] [concurrent] [reference] [server]
+        [sharded] [--quick] [--device cuda]
 
-With no part named, all six run. Each part's figures are kept in benchmarks/results.json, so a
+With no part named, all seven run. Each part's figures are kept in benchmarks/results.json, so a
 part can be re-run (or run on another machine, such as a GPU one) without losing the others;
 RESULTS.md is written from that file every time.
 """
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         "parts",
         nargs="*",
         metavar="PART",
-        help="generator, document, client, reference, server or sharded (default: all)",
+        help="generator, document, client, concurrent, reference, server or sharded (default: all)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="fewer repetitions and sizes (a smoke run)"
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         "--device", default="cpu", help="device of the reference part (cpu or cuda)"
     )
     args = parser.parse_args(argv)
-    everything = ["generator", "document", "client", "reference", "server", "sharded"]
+    everything = ["generator", "document", "client", "concurrent", "reference", "server", "sharded"]
     parts = args.parts or everything
     unknown = set(parts) - set(everything)
     if unknown:
@@ -64,6 +64,11 @@ def main(argv: list[str] | None = None) -> int:
         print("client ...", flush=True)
         results["client"] = client_bench.run(
             calls=50 if args.quick else 200, rounds=3 if args.quick else 15
+        )
+    if "concurrent" in parts:
+        print("concurrent async calls ...", flush=True)
+        results["concurrent"] = client_bench.run_concurrent(
+            calls=200 if args.quick else 1000, rounds=1 if args.quick else 3
         )
     if "reference" in parts:
         print(f"reference on {args.device} ...", flush=True)

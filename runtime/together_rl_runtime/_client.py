@@ -550,6 +550,8 @@ class _Call:
         self.delay = 0.0
         self.last = ""
         """What the last attempt did (``answered 503``), for the error at the deadline."""
+        self.queued = False
+        """Whether the attempt under way waits for a connection of the client's pool."""
 
     def start(self) -> float | None:
         """Begin an attempt: when it must end, the request's timeouts fitted to that; past the
@@ -1092,6 +1094,8 @@ class AsyncAPIClient(_BaseClient):
             try:
                 response = await within(ends, self._attempt(request, call, ends, stream))
             except httpx.TransportError as exc:
+                if call.queued and not isinstance(exc, httpx.PoolTimeout):  # never sent
+                    exc = httpx.PoolTimeout(f"no connection of the pool was free in time ({exc})")
                 call.failed(exc)
             except httpx.HTTPError as exc:  # the response could not be read (decoding, ...)
                 raise _connection_error(request, exc) from exc
@@ -1103,13 +1107,17 @@ class AsyncAPIClient(_BaseClient):
     async def _attempt(
         self, request: httpx.Request, call: _Call, ends: float | None, stream: bool
     ) -> httpx.Response | None:
-        """:meth:`SyncAPIClient._attempt`, awaited, holding a slot of the pool (see ``_pool``)
-        while it runs: an event stream returned keeps its connection busy while it is read, and
-        httpx's pool then queues what comes beyond its size."""
+        """:meth:`SyncAPIClient._attempt`, awaited, holding a slot of the client's own pool
+        (see ``_pool``) while it runs, or, for an event stream returned, until it is closed."""
         if self._slots is None:
             return await self._exchange(request, call, ends, stream)
-        async with slot(self._slots, request.extensions["timeout"].get("pool")):
-            return await self._exchange(request, call, ends, stream)
+        call.queued = True
+        async with slot(self._slots, request.extensions["timeout"].get("pool")) as held:
+            call.queued = False
+            response = await self._exchange(request, call, ends, stream)
+            if stream and response is not None and not response.is_error:
+                held.keep(response)  # its connection is busy until the stream is closed
+            return response
 
     async def _exchange(
         self, request: httpx.Request, call: _Call, ends: float | None, stream: bool

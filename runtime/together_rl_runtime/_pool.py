@@ -25,10 +25,12 @@ first ``max_keepalive_connections`` pools, those it uses first.
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from contextvars import ContextVar
+from typing import Any
 
 import httpx
 
@@ -36,6 +38,7 @@ from ._exceptions import ConfigurationError
 
 __all__ = [
     "DEFAULT_CONNECTION_LIMITS",
+    "Held",
     "Slots",
     "async_pool",
     "checked_limits",
@@ -125,31 +128,78 @@ class Slots:
         self._free.append(pool)
 
 
+class Held:
+    """A slot held: left at the end of :func:`slot`, or when the response it is handed to
+    (:meth:`keep`) is closed."""
+
+    def __init__(self, slots: Slots, pool: int) -> None:
+        self.slots, self.pool = slots, pool
+        self.kept = False
+
+    def keep(self, response: httpx.Response) -> None:
+        """Hold the slot until ``response`` (a stream left to be read) is closed, as its
+        connection is busy until then."""
+        self.kept = True
+        response.stream = _Releasing(response.stream, self._leave)  # type: ignore[arg-type]
+
+    def _leave(self) -> None:
+        self.slots.release(self.pool)
+
+
+class _Releasing(httpx.AsyncByteStream):
+    """A response's stream that leaves its slot once, when it is closed."""
+
+    def __init__(self, stream: Any, leave: Callable[[], None]) -> None:
+        self._stream, self._leave = stream, leave
+        self._left = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._stream:
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            await self._stream.aclose()
+        finally:
+            if not self._left:
+                self._left = True
+                self._leave()
+
+
 @asynccontextmanager
-async def slot(slots: Slots, timeout: float | None) -> AsyncIterator[None]:
+async def slot(slots: Slots, timeout: float | None) -> AsyncIterator[Held]:
     """Within it, this task holds a slot of ``slots`` (:meth:`Slots.acquire`), and its requests
-    go to that slot's pool."""
-    pool = await slots.acquire(timeout)
-    token = _SHARD.set(pool)
+    go to that slot's pool; the slot is left at its end, unless handed to a response
+    (:meth:`Held.keep`)."""
+    held = Held(slots, await slots.acquire(timeout))
+    token = _SHARD.set(held.pool)
     try:
-        yield
+        yield held
     finally:
         _SHARD.reset(token)
-        slots.release(pool)
+        if not held.kept:
+            slots.release(held.pool)
 
 
 class _Pools(httpx.AsyncBaseTransport):
-    """httpx pools behind one transport: a request goes to the pool its task's slot is of."""
+    """httpx pools behind one transport, each made when it is first used: a request goes to
+    the pool of its task's slot."""
 
-    def __init__(self, pools: list[httpx.AsyncHTTPTransport]) -> None:
-        self.pools = pools
+    def __init__(self, size: int, make: Callable[[int], httpx.AsyncHTTPTransport]) -> None:
+        self.pools: list[httpx.AsyncHTTPTransport | None] = [None] * size
+        self._make = make
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await self.pools[_SHARD.get()].handle_async_request(request)
+        number = _SHARD.get()
+        pool = self.pools[number]
+        if pool is None:
+            pool = self.pools[number] = self._make(number)
+        return await pool.handle_async_request(request)
 
     async def aclose(self) -> None:
         for pool in self.pools:
-            await pool.aclose()
+            if pool is not None:
+                await pool.aclose()
 
 
 def async_pool(limits: httpx.Limits) -> tuple[httpx.AsyncBaseTransport, Slots | None]:
@@ -159,16 +209,18 @@ def async_pool(limits: httpx.Limits) -> tuple[httpx.AsyncBaseTransport, Slots | 
     if size is None:
         return httpx.AsyncHTTPTransport(limits=limits), None
     kept = size if limits.max_keepalive_connections is None else limits.max_keepalive_connections
-    verify = httpx.create_ssl_context(trust_env=True)  # one for all, as httpx makes its own
-    pools = [
-        httpx.AsyncHTTPTransport(
-            verify=verify,
+    verify: list[ssl.SSLContext] = []  # one for all, made when the first pool is
+
+    def make(number: int) -> httpx.AsyncHTTPTransport:
+        if not verify:
+            verify.append(httpx.create_ssl_context(trust_env=True))  # as httpx makes its own
+        return httpx.AsyncHTTPTransport(
+            verify=verify[0],
             limits=httpx.Limits(
                 max_connections=1,
-                max_keepalive_connections=1 if pool < kept else 0,
+                max_keepalive_connections=1 if number < kept else 0,
                 keepalive_expiry=limits.keepalive_expiry,
             ),
         )
-        for pool in range(size)
-    ]
-    return _Pools(pools), Slots(size)
+
+    return _Pools(size, make), Slots(size)
