@@ -140,7 +140,7 @@ class Held:
         """Hold the slot until ``response`` (a stream left to be read) is closed, as its
         connection is busy until then."""
         self.kept = True
-        response.stream = _Releasing(response.stream, self._leave)  # type: ignore[arg-type]
+        response.stream = _Releasing(response.stream, self._leave)
 
     def _leave(self) -> None:
         self.slots.release(self.pool)

@@ -17,13 +17,8 @@ import pytest
 import together_rl_runtime as rt
 from together_rl_runtime._pool import Slots
 
-SPEC = rt.ClientSpec(
-    package="pool_demo",
-    user_agent="pool-demo/1.0",
-    base_url="http://127.0.0.1:9",
-    default_auth=None,
-    key_required=False,
-)
+NO_KEY = {"default_auth": None, "key_required": False}
+SPEC = rt.ClientSpec("pool_demo", "pool-demo/1.0", "http://127.0.0.1:9", **NO_KEY)
 ANSWER = json.dumps({"ok": True}).encode()
 EVENTS = b"data: 1\n\ndata: 2\n\n"
 GUARD = 120.0
@@ -75,6 +70,7 @@ class BatchServer:
         self.batch = batch
         self.accepted = self.open = self.most_open = self.received = self.answered = 0
         self._held: list[asyncio.StreamWriter] = []
+        self._serving: set[asyncio.Task[None]] = set()
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -91,6 +87,9 @@ class BatchServer:
         self._loop.run_forever()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._serving.add(task)
         self.accepted += 1
         self.open += 1
         self.most_open = max(self.most_open, self.open)
@@ -123,12 +122,20 @@ class BatchServer:
             pass
         finally:
             self.open -= 1
+            self._serving.discard(task)
             writer.close()
 
+    async def _shut_down(self) -> None:
+        self._server.close()
+        for task in self._serving:
+            task.cancel()
+        await asyncio.gather(*self._serving, return_exceptions=True)
+
     def close(self) -> None:
-        self._loop.call_soon_threadsafe(self._server.close)
+        asyncio.run_coroutine_threadsafe(self._shut_down(), self._loop).result()
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
+        self._loop.close()
 
 
 @pytest.fixture
