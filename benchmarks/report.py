@@ -16,6 +16,7 @@ TARGETS = {
     "generator_cpu": 1.0,  # ours (all revisions) / openapi-python-client (newest revision), CPU
     "linear": 1.5,  # time per schema at the largest size / at 100 schemas, at most
     "client_raw": 1.15,  # ours / raw httpx, at most
+    "concurrent_raw": 0.5,  # 1,000 concurrent async calls: ours / raw sockets, calls a second, at least
     "adam_fused": 0.9,  # ours / (clip_grad_norm_ + AdamW fused), at most
     "muon": 1.0,  # ours / torch.optim.Muon, below
     "muon_memory": 1.0,  # ours / torch.optim.Muon peak memory, at most
@@ -139,6 +140,8 @@ def write(results: dict[str, Any], markdown: Path, plot: Path | None) -> None:
         body += _document(results["document"], summary)
     if "client" in results:
         body += _client(results["client"], summary)
+    if "concurrent" in results:
+        body += _concurrent(results["concurrent"], summary)
     for key in sorted(k for k in results if k.startswith("reference_")):
         body += _reference(results[key], summary)
     if "server" in results:
@@ -525,6 +528,60 @@ def _client(c: dict[str, Any], summary: list[str]) -> list[str]:
         summary.append(
             f"- Client faster than the official SDK: SDK / raw httpx {_r(sdk)}, "
             f"{_verdict(ours['wall']['median'] < sdk['wall']['median'])}."
+        )
+    return out + [""]
+
+
+def _machine_line(m: dict[str, Any]) -> str:
+    return f"{m.get('cpu')}, {m.get('cores')} cores, Python {m.get('python')}"
+
+
+def _concurrent(c: dict[str, Any], summary: list[str]) -> list[str]:
+    out = [
+        f"## {c['calls']:,} concurrent async calls",
+        "",
+        f"Each round, each contender makes {c['calls']:,} `optim_step` calls at once to the reference",
+        f"server (another process, on loopback), spread over {c['sessions']} sessions new to the round;",
+        f"{c['rounds']} rounds, the order rotating. Raw sockets: a minimal asyncio HTTP/1.1 client on",
+        f"{c['raw_connections']} kept-alive connections (as many as the generated client's pool). p99:",
+        "the 99th percentile of the calls' times from the start of the round; CPU: this process's",
+        "(the client's) and the server's, per round. Median over the rounds, and in brackets the",
+        "best round (the most calls a second, the least time), or the most failures in a round.",
+        f"Measured on {_machine_line(c.get('machine', {}))}.",
+        "",
+        "| client | calls / s | p99 | wall | client CPU | server CPU | failures | calls / s, / raw sockets |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+
+    def cell(m: dict[str, Any], key: str, show: Any) -> str:
+        best = "max" if key in ("per_second", "failures") else "min"
+        return f"{show(m[key]['median'])} ({show(m[key][best])})"
+
+    def rate(value: float) -> str:
+        return f"{value:,.0f}"
+
+    for name, m in c["figures"].items():
+        if "failed" in m:
+            out.append(f"| {name} | failed: {m['failed']} | | | | | | |")
+            continue
+        to_raw = c["throughput_to_raw"].get(name)
+        ratio = "–" if to_raw is None else f"{_x(to_raw['median'])} (best {_x(to_raw['best'])})"
+        out.append(
+            f"| {name} | {cell(m, 'per_second', rate)} | {cell(m, 'p99', _seconds)} | "
+            f"{cell(m, 'wall', _seconds)} | {cell(m, 'cpu', _seconds)} | "
+            f"{cell(m, 'server_cpu', _seconds)} | {cell(m, 'failures', lambda v: f'{v:,.0f}')} | "
+            f"{ratio} |"
+        )
+    ours = c["throughput_to_raw"].get("generated AsyncClient")
+    failures = c["most_failures"].get("generated AsyncClient")
+    if ours is not None:
+        met = ours["median"] >= TARGETS["concurrent_raw"] and failures == 0
+        summary.append(
+            f"- {c['calls']:,} concurrent async calls at or above "
+            f"{TARGETS['concurrent_raw']:g}x the raw-socket throughput, with no failure: "
+            f"calls a second, ours / raw sockets {_x(ours['median'])} (best rounds "
+            f"{_x(ours['best'])}), "
+            f"failures in a round at most {failures:,.0f}, {_verdict(met)}."
         )
     return out + [""]
 

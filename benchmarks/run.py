@@ -1,10 +1,11 @@
 """Run the benchmarks side by side and write benchmarks/RESULTS.md and benchmarks/scaling.png.
 
-    python benchmarks/run.py [generator] [document] [client] [reference] [server] [sharded]
-        [real-world] [--quick] [--device cuda]
+    python benchmarks/run.py [generator] [document] [client] [concurrent] [reference] [server]
+        [sharded] [real-world] [--quick] [--device cuda]
 
-With no part named, all six run (``real-world`` is the part of ``document`` that compares
-``generate --spec`` with openapi-python-client on the real-world documents and GitHub's, alone). Each part's figures are kept in benchmarks/results.json, so a
+With no part named, all seven run (``real-world`` is the part of ``document`` that compares
+``generate --spec`` with openapi-python-client on the real-world documents and GitHub's,
+alone). Each part's figures are kept in benchmarks/results.json, so a
 part can be re-run (or run on another machine, such as a GPU one) without losing the others;
 RESULTS.md is written from that file every time.
 """
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         "parts",
         nargs="*",
         metavar="PART",
-        help="generator, document, client, reference, server, sharded or real-world "
+        help="generator, document, client, concurrent, reference, server, sharded or real-world "
         "(default: all but real-world, which document includes)",
     )
     parser.add_argument(
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         help="rounds on GitHub's document in the real-world part (0: left out)",
     )
     args = parser.parse_args(argv)
-    everything = ["generator", "document", "client", "reference", "server", "sharded"]
+    everything = ["generator", "document", "client", "concurrent", "reference", "server", "sharded"]
     parts = args.parts or everything
     unknown = set(parts) - {*everything, "real-world"}
     if unknown:
@@ -98,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         print("client ...", flush=True)
         results["client"] = client_bench.run(
             calls=50 if args.quick else 200, rounds=3 if args.quick else 15
+        )
+    if "concurrent" in parts:
+        print("concurrent async calls ...", flush=True)
+        results["concurrent"] = client_bench.run_concurrent(
+            calls=200 if args.quick else 1000, rounds=1 if args.quick else 3
         )
     if "reference" in parts:
         print(f"reference on {args.device} ...", flush=True)

@@ -16,6 +16,7 @@ CHANGELOG.md), so that a package generated against ``1.x`` runs on every later `
 """
 
 from ._client import (
+    DEFAULT_CONNECTION_LIMITS,
     AsyncAPIClient,
     AuthScheme,
     ClientSpec,
@@ -93,6 +94,7 @@ from ._streaming import ServerSentEvent
 from ._version import __version__
 
 __all__ = [
+    "DEFAULT_CONNECTION_LIMITS",
     "UNSET",
     "APIConnectionError",
     "APIError",

@@ -83,10 +83,12 @@ from ._exceptions import (
     ValidationError,
 )
 from ._model import Model, as_json
+from ._pool import DEFAULT_CONNECTION_LIMITS, async_pool, checked_limits, slot
 from ._streaming import ServerSentEvent
 from ._styles import text as _text
 
 __all__ = [
+    "DEFAULT_CONNECTION_LIMITS",
     "AsyncAPIClient",
     "AuthScheme",
     "ClientSpec",
@@ -627,6 +629,8 @@ class _Call:
         self.delay = 0.0
         self.last = ""
         """What the last attempt did (``answered 503``), for the error at the deadline."""
+        self.queued = False
+        """Whether the attempt under way waits for a connection of the client's pool."""
 
     def start(self) -> float | None:
         """Begin an attempt: when it must end, the request's timeouts fitted to that; past the
@@ -992,6 +996,22 @@ class _BaseClient:
         return response.content if other == "bytes" else response.text
 
 
+def _pool_limits(http_client: object, transport: object, limits: object) -> httpx.Limits:
+    """The limits of the client's own pool: ``limits``, else the default; ConfigurationError
+    where they cannot be the client's (an ``http_client`` or a ``transport`` has its own)."""
+    if http_client is not None and transport is not None:
+        raise ConfigurationError("pass http_client or transport, not both")
+    if limits is None:
+        return DEFAULT_CONNECTION_LIMITS
+    if http_client is not None or transport is not None:
+        given = "http_client" if http_client is not None else "transport"
+        raise ConfigurationError(
+            f"limits sizes the client's own connection pool, and the {given} passed has its "
+            f"own: pass limits or {given}, not both"
+        )
+    return checked_limits(limits)
+
+
 class SyncAPIClient(_BaseClient):
     """The base of a generated ``Client``: the configuration of the client's docstring, and
     ``deadline`` and ``max_response_bytes`` (the bounds of the module's docstring), an
@@ -1010,6 +1030,7 @@ class SyncAPIClient(_BaseClient):
         server_revision: str | None = None,
         deadline: float | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        limits: httpx.Limits | None = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -1021,13 +1042,12 @@ class SyncAPIClient(_BaseClient):
             headers=headers,
             server_revision=server_revision,
         )
-        if http_client is not None and transport is not None:
-            raise ConfigurationError("pass http_client or transport, not both")
+        pool = _pool_limits(http_client, transport, limits)
         self._owns_http = http_client is None
         self._http = (
             http_client
             if http_client is not None
-            else httpx.Client(transport=transport, timeout=timeout)
+            else httpx.Client(transport=transport, timeout=timeout, limits=pool)
         )
 
     def close(self) -> None:
@@ -1152,6 +1172,7 @@ class AsyncAPIClient(_BaseClient):
         server_revision: str | None = None,
         deadline: float | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        limits: httpx.Limits | None = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -1163,13 +1184,17 @@ class AsyncAPIClient(_BaseClient):
             headers=headers,
             server_revision=server_revision,
         )
-        if http_client is not None and transport is not None:
-            raise ConfigurationError("pass http_client or transport, not both")
+        pool = _pool_limits(http_client, transport, limits)
         self._owns_http = http_client is None
+        self._slots = None
+        """What keeps the requests handed to the client's own pool to its size (see
+        ``_pool``); None where the pool is not the client's own or has no bound."""
+        if http_client is None and transport is None:
+            transport, self._slots = async_pool(pool)
         self._http = (
             http_client
             if http_client is not None
-            else httpx.AsyncClient(transport=transport, timeout=timeout)
+            else httpx.AsyncClient(transport=transport, timeout=timeout, limits=pool)
         )
 
     async def aclose(self) -> None:
@@ -1203,6 +1228,8 @@ class AsyncAPIClient(_BaseClient):
             try:
                 response = await within(ends, self._attempt(request, call, ends, stream))
             except httpx.TransportError as exc:
+                if call.queued and not isinstance(exc, httpx.PoolTimeout):  # never sent
+                    exc = httpx.PoolTimeout(f"no connection of the pool was free in time ({exc})")
                 call.failed(exc)
             except httpx.HTTPError as exc:  # the response could not be read (decoding, ...)
                 raise _connection_error(request, exc) from exc
@@ -1214,7 +1241,21 @@ class AsyncAPIClient(_BaseClient):
     async def _attempt(
         self, request: httpx.Request, call: _Call, ends: float | None, stream: bool
     ) -> httpx.Response | None:
-        """:meth:`SyncAPIClient._attempt`, awaited."""
+        """:meth:`SyncAPIClient._attempt`, awaited, holding a slot of the client's own pool
+        (see ``_pool``) while it runs, or, for an event stream returned, until it is closed."""
+        if self._slots is None:
+            return await self._exchange(request, call, ends, stream)
+        call.queued = True
+        async with slot(self._slots, request.extensions["timeout"].get("pool")) as held:
+            call.queued = False
+            response = await self._exchange(request, call, ends, stream)
+            if stream and response is not None and not response.is_error:
+                held.keep(response)  # its connection is busy until the stream is closed
+            return response
+
+    async def _exchange(
+        self, request: httpx.Request, call: _Call, ends: float | None, stream: bool
+    ) -> httpx.Response | None:
         response = await self._http.send(request, stream=True)
         if not call.answered(response):
             await response.aclose()
