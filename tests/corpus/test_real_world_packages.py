@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from generator.release.build import build_packages
-from support.paths import ROOT
+from support.packages import generate_spec
 from support.pycode import assert_tidy
 from support.pythons import interpreter
 from support.realworld import REAL_WORLD, document_id, documents
@@ -47,15 +47,8 @@ def test_the_package_is_black_s_layout_installs_imports_on_every_python_and_pass
     path, tmp_path, venv, mypy_cache, edge_pythons
 ):
     out = tmp_path / "package"
-    result = subprocess.run(
-        [sys.executable, "-m", "generator", "generate", "--spec", str(path), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
+    name, _ = generate_spec(path, out)
     assert_tidy(out)
-    (name,) = [p.name for p in out.iterdir() if (p / "__init__.py").is_file()]
     (wheel,) = build_packages([out], tmp_path / "dist", wheel_only=True)
     install = [sys.executable, "-m", "pip", "--python", str(venv), "install", "--no-deps", "-q"]
     subprocess.run([*install, str(wheel)], check=True)

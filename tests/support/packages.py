@@ -68,8 +68,9 @@ def load_package(folder: Path, name: str, alias: str) -> ModuleType:
     return sys.modules[alias]
 
 
-def generate_package(document: Path, out: Path, alias: str) -> ModuleType:
-    """The package ``generate --spec document --out out`` renders, imported as ``alias``."""
+def generate_spec(document: Path, out: Path) -> tuple[str, str]:
+    """Run ``generate --spec document --out out`` as a user does, which must succeed: the
+    package's import name and what the command wrote on standard error."""
     result = subprocess.run(
         [sys.executable, "-m", "generator", "generate", "--spec", str(document), "--out", str(out)],
         capture_output=True,
@@ -78,4 +79,10 @@ def generate_package(document: Path, out: Path, alias: str) -> ModuleType:
     )
     assert result.returncode == 0, result.stderr[-3000:]
     (name,) = [p.name for p in out.iterdir() if (p / "__init__.py").is_file()]
+    return name, result.stderr
+
+
+def generate_package(document: Path, out: Path, alias: str) -> ModuleType:
+    """The package ``generate --spec document --out out`` renders, imported as ``alias``."""
+    name, _ = generate_spec(document, out)
     return load_package(out, name, alias)

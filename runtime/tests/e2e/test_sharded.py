@@ -210,29 +210,42 @@ ODD_SHAPES = [((1, 16), 0), ((3, 5), 1), ((5, 3), 1), ((7, 2), 0), ((2, 9), 1), 
 of unequal sizes along either dimension, wide and tall."""
 
 
-def odd_shapes(rank: int) -> dict[str, Any]:
-    """Muon on every matrix of ODD_SHAPES, each matrix orthogonalised by its owner: after two
-    steps without clipping, bit for bit the whole session's; the shards' shapes."""
+Pairs = list[tuple[str, nn.Parameter]]
+
+
+def stepped_unclipped(
+    kind: str, shapes: list[Any], steps: int, seed: int, **settings: Any
+) -> tuple[Pairs, Pairs]:
+    """A session of ``kind`` over a tensor of each of ``shapes`` sharded by rows or columns as
+    each says, and the whole session beside it, after ``steps`` steps without clipping on the
+    same gradients: the sharded parameters and the whole ones."""
     from torch.distributed.tensor import Shard, distribute_tensor
 
     module = reference(NEWEST)
     mesh = _mesh("fsdp2 rows")
-    torch.manual_seed(3)
-    whole = [(f"m{i}", nn.Parameter(torch.randn(shape))) for i, (shape, _) in enumerate(ODD_SHAPES)]
+    torch.manual_seed(seed)
+    whole = [(f"t{i}", nn.Parameter(torch.randn(shape))) for i, (shape, _) in enumerate(shapes)]
     sharded = [
         (name, nn.Parameter(distribute_tensor(p.detach(), mesh, [Shard(d)], src_data_rank=None)))
-        for (name, p), (_, d) in zip(whole, ODD_SHAPES)
+        for (name, p), (_, d) in zip(whole, shapes)
     ]
-    every = {"muon_filter": lambda name, param: True, **defaults("muon")}
-    ours = module.LocalSession(sharded, "muon", **every)
-    theirs = module.LocalSession(whole, "muon", **every)
-    for _ in range(2):
-        grads = [torch.randn(shape) for shape, _ in ODD_SHAPES]
+    ours = module.LocalSession(sharded, kind, **settings)
+    theirs = module.LocalSession(whole, kind, **settings)
+    for _ in range(steps):
+        grads = [torch.randn(shape) for shape, _ in shapes]
         for (_, p), (_, q), g in zip(sharded, whole, grads):
             q.grad = g.clone()
             p.grad = distribute_tensor(g, mesh, p.placements, src_data_rank=None)
-        assert code(ours.optim_step(body("muon", 0.0))) == ""
-        assert code(theirs.optim_step(body("muon", 0.0))) == ""
+        assert code(ours.optim_step(body(kind, 0.0))) == ""
+        assert code(theirs.optim_step(body(kind, 0.0))) == ""
+    return sharded, whole
+
+
+def odd_shapes(rank: int) -> dict[str, Any]:
+    """Muon on every matrix of ODD_SHAPES, each matrix orthogonalised by its owner: after two
+    steps without clipping, bit for bit the whole session's; the shards' shapes."""
+    every = {"muon_filter": lambda name, param: True, **defaults("muon")}
+    sharded, whole = stepped_unclipped("muon", ODD_SHAPES, 2, 3, **every)
     return {
         "equal": [torch.equal(p.full_tensor(), q) for (_, p), (_, q) in zip(sharded, whole)],
         "shards": [list(p.to_local().shape) for _, p in sharded],
@@ -246,27 +259,7 @@ ADAM_SHAPES = [*ODD_SHAPES, ((13, 51), 0), ((51,), 0)]
 def adam_unclipped(rank: int) -> dict[str, Any]:
     """Adam on every tensor of ADAM_SHAPES, four steps without clipping: each tensor's largest
     difference from the whole session's, in float32 ULPs of the tensor's magnitude."""
-    from torch.distributed.tensor import Shard, distribute_tensor
-
-    module = reference(NEWEST)
-    mesh = _mesh("fsdp2 rows")
-    torch.manual_seed(4)
-    whole = [
-        (f"t{i}", nn.Parameter(torch.randn(shape))) for i, (shape, _) in enumerate(ADAM_SHAPES)
-    ]
-    sharded = [
-        (name, nn.Parameter(distribute_tensor(p.detach(), mesh, [Shard(d)], src_data_rank=None)))
-        for (name, p), (_, d) in zip(whole, ADAM_SHAPES)
-    ]
-    ours = module.LocalSession(sharded, "adam", **defaults("adam"))
-    theirs = module.LocalSession(whole, "adam", **defaults("adam"))
-    for _ in range(4):
-        grads = [torch.randn(shape) for shape, _ in ADAM_SHAPES]
-        for (_, p), (_, q), g in zip(sharded, whole, grads):
-            q.grad = g.clone()
-            p.grad = distribute_tensor(g, mesh, p.placements, src_data_rank=None)
-        assert code(ours.optim_step(body("adam", 0.0))) == ""
-        assert code(theirs.optim_step(body("adam", 0.0))) == ""
+    sharded, whole = stepped_unclipped("adam", ADAM_SHAPES, 4, 4, **defaults("adam"))
     return {
         "ulps": [
             (p.full_tensor() - q).abs().max().item() / ulp_of_magnitude(q)
