@@ -424,7 +424,7 @@ def _placing(keyword: str, keyword_validator: type[Any]) -> type[Any]:
 
     below = ("default",) if keyword == "default" else ()
 
-    class Placing(keyword_validator):  # type: ignore[valid-type,misc]
+    class Placing(keyword_validator):  # type: ignore[misc]
         def __call__(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
             at = next((a.parts for a in args if _is_path(a)), None)
             place = None if at is None else (*at, *below)

@@ -43,7 +43,7 @@ def with_conditions(
             for prop in read.properties:
                 added.setdefault(prop.name, replace(prop, required=False))
     merged = isinstance(schema, ir.Object) and bool(added)
-    if merged:
+    if isinstance(schema, ir.Object) and added:
         known = {p.name for p in schema.properties}
         news = tuple(p for name, p in added.items() if name not in known)
         schema = replace(schema, properties=schema.properties + news)

@@ -64,7 +64,7 @@ def _widened(
         kinds["number"] = kinds.pop("integer", []) + kinds["number"]
     ctx.note(
         at,
-        f"{at.rsplit('/', 1)[-1]} of {' and '.join(sorted(map(_NAMES.get, kinds)))} read as its "
+        f"{at.rsplit('/', 1)[-1]} of {' and '.join(sorted(_NAMES[k] for k in kinds))} read as its "
         "values' types; values that are not strings, integers or booleans are not checked",
     )
     if "any" in kinds:

@@ -140,7 +140,7 @@ class SchemaReader:
         return schema
 
 
-def _annotation(node: dict[str, Any], key: str) -> str | None:
+def _annotation(node: Mapping[str, Any], key: str) -> str | None:
     """A string annotation of a schema (``contentMediaType``); one that is not a string is an
     annotation nothing reads, left out as JSON Schema leaves out what it cannot use."""
     value = node.get(key)
