@@ -1,7 +1,7 @@
 """Run the benchmarks side by side and write benchmarks/RESULTS.md and benchmarks/scaling.png.
 
     python benchmarks/run.py [generator] [document] [client] [reference] [server] [sharded]
-        [--quick] [--device cuda]
+        [--quick] [--device cuda] [--optimizer adam|muon]
 
 With no part named, all six run. Each part's figures are kept in benchmarks/results.json, so a
 part can be re-run (or run on another machine, such as a GPU one) without losing the others;
@@ -44,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--device", default="cpu", help="device of the reference part (cpu or cuda)"
     )
+    parser.add_argument(
+        "--optimizer",
+        choices=("adam", "muon"),
+        help="the reference part with this optimizer only (the other's rows kept from the last run)",
+    )
     args = parser.parse_args(argv)
     everything = ["generator", "document", "client", "reference", "server", "sharded"]
     parts = args.parts or everything
@@ -68,12 +73,23 @@ def main(argv: list[str] | None = None) -> int:
     if "reference" in parts:
         print(f"reference on {args.device} ...", flush=True)
         sets = reference_bench.QUICK_SETS if args.quick else tuple(reference_bench.SHAPE_SETS)
-        results[f"reference_{args.device}"] = reference_bench.run(
+        key = f"reference_{args.device}"
+        kept = [
+            row
+            for row in results.get(key, {}).get("rows", [])
+            if args.optimizer and row.get("optimizer") != args.optimizer
+        ]
+        results[key] = reference_bench.run(
             repeat=3 if args.quick else 15,
             device=args.device,
             sets=sets,
             memory_repeat=1 if args.quick else 2,
+            optimizers=(args.optimizer,) if args.optimizer else ("adam", "muon"),
+            holdout=(
+                () if args.quick else (*reference_bench.HOLDOUT_SETS, reference_bench.RANDOM_SET)
+            ),
         )
+        results[key]["rows"] += kept  # another optimizer's, from the run before
     if "server" in parts:
         print("server ...", flush=True)
         results["server"] = server_bench.run(
