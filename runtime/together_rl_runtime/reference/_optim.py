@@ -156,42 +156,43 @@ def finite_flags(tensors: list[Tensor]) -> Tensor:
     small sharded parameter) is finite."""
     first = tensors[0].device
     finite = torch.ones(len(tensors), dtype=torch.bool, device=first)
-    held = [i for i, t in enumerate(tensors) if t.numel()]
-    if not held:
-        return finite
     screens: list[Tensor] = []  # per group, whether each of its sums is finite
-    members: list[list[int]] = []  # the indices into ``tensors`` each sum covers, in order
-    for (device, _), [group], indices in _by_device_and_dtype([[tensors[i] for i in held]]):
+    members: list[tuple[list[int], list[list[int]]]] = []  # per group: indices, each sum's
+    for (device, _), [group], indices in _by_device_and_dtype([tensors]):
         found, covered = _screens(group, device)
         screens.append(torch.isfinite(torch.stack(found)).to(first))
-        members.extend([held[indices[j]] for j in piece] for piece in covered)
+        members.append((indices, covered))
     screened = torch.cat(screens)
     if bool(screened.all()):  # a host synchronisation
         return finite
+    pieces = [[indices[j] for j in piece] for indices, covered in members for piece in covered]
     for piece in (~screened).nonzero().flatten().tolist():
-        for i in members[piece]:
+        for i in pieces[piece]:
             finite[i] = bool(torch.isfinite(tensors[i]).all())
     return finite
 
 
 def _screens(group: list[Tensor], device: torch.device) -> tuple[list[Tensor], list[list[int]]]:
     """The sums of :func:`finite_flags` over ``group`` (tensors of one device and dtype), and
-    the indices into ``group`` of the tensors each one covers."""
-    if device.type != "cpu":
-        return list(torch._foreach_norm(group, 2.0)), [[j] for j in range(len(group))]
+    the indices into ``group`` of the tensors each one covers (an empty tensor's sum is 0)."""
+    if device.type != "cpu":  # one kernel for the group; an empty tensor is left out
+        held = [j for j, t in enumerate(group) if t.numel()]
+        if not held:
+            return [torch.zeros((), device=device)], [[]]
+        return list(torch._foreach_norm([group[j] for j in held], 2.0)), [[j] for j in held]
     from torch._utils import _flatten_dense_tensors
 
     found: list[Tensor] = []
     covered: list[list[int]] = []
     small: list[int] = []
     size = 0
-    for j, t in enumerate(group):
-        if t.numel() >= FINITE_PIECE:
-            found.append(t.sum())
+    for j, n in enumerate([t.numel() for t in group]):
+        if n >= FINITE_PIECE:
+            found.append(group[j].sum())
             covered.append([j])
             continue
         small.append(j)
-        size += t.numel()
+        size += n
         if size >= FINITE_PIECE:
             found.append(_flatten_dense_tensors([group[k] for k in small]).sum())
             covered.append(small)
