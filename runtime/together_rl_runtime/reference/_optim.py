@@ -136,10 +136,12 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
     return total
 
 
-#: On CPU, :func:`finite_flags` sums a tensor of at least this many elements on its own, and
-#: smaller ones together, copied side by side into pieces of at least this many (a call per
-#: small tensor would cost more than its sum: torch's CPU multi-tensor ops are one call each).
-FINITE_PIECE = 1 << 16
+#: On CPU, :func:`finite_flags` sums a tensor of more than this many elements on its own, and
+#: smaller ones together, copied side by side into pieces of at most this many: a call per
+#: small tensor would cost more than its sum (torch's CPU multi-tensor ops are one call each),
+#: and up to this size (ATen's grain) a copy or a sum runs on the calling thread, with no
+#: parallel region to wait on.
+FINITE_PIECE = 1 << 15
 
 
 @torch.no_grad()
@@ -147,8 +149,8 @@ def finite_flags(tensors: list[Tensor]) -> Tensor:
     """Whether each of ``tensors`` holds finite values only, as a boolean tensor in their order
     (on the first tensor's device). A sum of finite values is finite unless it overflows, and a
     sum with an infinite or NaN term is not: so each tensor is first summed (on CPU, the
-    cheapest read of it: a vectorised sum, a tensor of :data:`FINITE_PIECE` elements or more on
-    its own, smaller ones together in pieces of about that size; on other devices, one
+    cheapest read of it: a vectorised sum, a tensor of more than :data:`FINITE_PIECE` elements
+    on its own, smaller ones together in pieces of at most that size; on other devices, one
     ``torch._foreach_norm`` per device and dtype, a single kernel there), and only where a sum
     is not finite, an infinite or NaN entry or a sum beyond the dtype of huge finite entries,
     are its tensors checked entry by entry. The flags are those of an entry-by-entry check; one
@@ -187,16 +189,16 @@ def _screens(group: list[Tensor], device: torch.device) -> tuple[list[Tensor], l
     small: list[int] = []
     size = 0
     for j, n in enumerate([t.numel() for t in group]):
-        if n >= FINITE_PIECE:
+        if n > FINITE_PIECE:
             found.append(group[j].sum())
             covered.append([j])
             continue
-        small.append(j)
-        size += n
-        if size >= FINITE_PIECE:
+        if size + n > FINITE_PIECE:
             found.append(_flatten_dense_tensors([group[k] for k in small]).sum())
             covered.append(small)
             small, size = [], 0
+        small.append(j)
+        size += n
     if small:
         found.append(_flatten_dense_tensors([group[k] for k in small]).sum())
         covered.append(small)
