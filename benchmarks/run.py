@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--optimizer",
         choices=("adam", "muon"),
-        help="the reference part with this optimizer only (the other's rows kept from the last run)",
+        help="the reference part with this optimizer only, with the first weight decay and no "
+        "memory probe (a shorter run; the other optimizer's rows are kept from the last run)",
     )
     args = parser.parse_args(argv)
     everything = ["generator", "document", "client", "reference", "server", "sharded"]
@@ -83,7 +84,12 @@ def main(argv: list[str] | None = None) -> int:
             repeat=3 if args.quick else 15,
             device=args.device,
             sets=sets,
-            memory_repeat=1 if args.quick else 2,
+            memory_repeat=0 if args.optimizer else 1 if args.quick else 2,
+            weight_decays=(
+                reference_bench.WEIGHT_DECAYS[:1]
+                if args.optimizer
+                else reference_bench.WEIGHT_DECAYS
+            ),
             optimizers=(args.optimizer,) if args.optimizer else ("adam", "muon"),
             holdout=(
                 () if args.quick else (*reference_bench.HOLDOUT_SETS, reference_bench.RANDOM_SET)
