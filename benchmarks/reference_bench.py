@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,15 @@ SAMPLE_BYTES = 1 << 29
 WEIGHT_DECAYS = (0.1, 0.0)
 PEERS = {"adam": "torch AdamW fused", "muon": "torch Muon + AdamW fused"}
 FLOOR = "bandwidth floor"
+#: torch's fused AdamW step without clipping: the bytes of the update alone (28 per float32
+#: parameter), the yardstick of the target (:data:`FLOOR_BYTES` / :data:`UPDATE_BYTES` of it)
+FUSED_ALONE = "torch AdamW fused, no clip"
+UPDATE_BYTES = 28
+#: what a clipped step needs at least: the norm's read of the gradients, then the update
+FLOOR_BYTES = 32
+#: hold-out sets of more parameters than this run only ours, torch fused and its step alone
+#: (the foreach and floor contenders would take the memory past a few GB)
+LARGE = 40_000_000
 
 Shapes = list[tuple[str, tuple[int, ...]]]
 
@@ -91,6 +101,77 @@ def many_small() -> Shapes:
     return named
 
 
+def odd_transformer(dim: int, hidden: int, vocab: int, layers: int) -> Shapes:
+    """Odd widths: fused q/k/v, an MLP of another odd width, norms without biases, and an
+    untied head a few rows longer than the embedding."""
+    named: Shapes = [("embed.weight", (vocab, dim))]
+    for i in range(layers):
+        p = f"layers.{i}."
+        named += [(p + "norm1.weight", (dim,)), (p + "qkv.weight", (3 * dim, dim))]
+        named += [(p + "qkv.bias", (3 * dim,)), (p + "out.weight", (dim, dim))]
+        named += [(p + "norm2.weight", (dim,)), (p + "up.weight", (hidden, dim))]
+        named += [(p + "up.bias", (hidden,)), (p + "down.weight", (dim, hidden))]
+    return named + [("norm.weight", (dim,)), ("head.weight", (vocab + 7, dim))]
+
+
+def odd_small() -> Shapes:
+    """Hundreds of small tensors of odd sizes: 1-D of 1 to 997 entries and 2-D up to 61 x 53."""
+    rng = random.Random(7)
+    named: Shapes = []
+    for i in range(1700):
+        if i % 3:
+            named.append((f"small.{i}", (rng.randrange(1, 998),)))
+        else:
+            named.append((f"small.{i}", (rng.randrange(1, 62), rng.randrange(1, 54))))
+    return named
+
+
+def odd_large() -> Shapes:
+    """Few large odd matrices and their odd vectors."""
+    named: Shapes = []
+    for i, (rows, cols) in enumerate([(4099, 2053), (3001, 1999), (2053, 4099), (1531, 997)]):
+        named += [(f"big.{i}.weight", (rows, cols)), (f"big.{i}.bias", (rows,))]
+    return named
+
+
+def odd_mixed() -> Shapes:
+    """About 75M parameters: a few large matrices of odd sizes, forty medium ones, and
+    hundreds of small 1-D and 2-D tensors."""
+    rng = random.Random(11)
+    named: Shapes = [(f"large.{i}", (5003 + 2 * i, 3001 + 4 * i)) for i in range(3)]
+    named += [
+        (f"medium.{i}", (rng.randrange(700, 1800), rng.randrange(300, 900))) for i in range(40)
+    ]
+    named += [(f"small.{i}", (rng.randrange(1, 4000),)) for i in range(300)]
+    return named + [(f"tiny.{i}", (rng.randrange(1, 40), rng.randrange(1, 40))) for i in range(200)]
+
+
+def random_shapes(seed: int) -> Shapes:
+    """A set drawn from ``seed``: about 1M to 80M parameters (log-uniform), a few large
+    matrices holding about half of them, the rest medium and small 1-D and 2-D tensors, every
+    size drawn (so mostly odd)."""
+    rng = random.Random(seed)
+    target = int(math.exp(rng.uniform(math.log(1e6), math.log(8e7))))
+    named: Shapes = []
+    large = rng.randint(1, 4)
+    for i in range(large):
+        rows = rng.randrange(257, 6000)
+        named.append((f"large.{i}", (rows, max(1, target // (2 * large * rows)))))
+    total = sum(math.prod(s) for _, s in named)
+    while total < target:
+        i, kind = len(named), rng.random()
+        if kind < 0.45:
+            shape: tuple[int, ...] = (rng.randrange(1, 5000),)
+        elif kind < 0.8:
+            shape = (rng.randrange(1, 64), rng.randrange(1, 64))
+        else:
+            side = max(2, int(math.sqrt(target) / 4))
+            shape = (rng.randrange(1, side), rng.randrange(1, side))
+        named.append((f"t.{i}", shape))
+        total += math.prod(shape)
+    return named
+
+
 #: name -> (what it is, its shapes); the names are what RESULTS.md and memory_probe.py take
 SHAPE_SETS: dict[str, tuple[str, Callable[[], Shapes]]] = {
     "transformer-1M": (
@@ -116,11 +197,41 @@ SHAPE_SETS: dict[str, tuple[str, Callable[[], Shapes]]] = {
     ),
 }
 QUICK_SETS = ("transformer-1M", "many-small")  # a smoke run: the cheap sets
+#: Sets the optimizer was not tuned on (Adam only, with the first weight decay, no memory probe):
+#: odd sizes, 1-D and 2-D mixed, many small and few large; with a set drawn afresh each run
+HOLDOUT_SETS: dict[str, tuple[str, Callable[[], Shapes]]] = {
+    "odd-small": ("1700 tensors of odd sizes: 1-D of 1 to 997, 2-D up to 61 x 53", odd_small),
+    "odd-transformer-10M": (
+        "embedding (3001 x 333), 7 layers of width 333 (fused q/k/v, MLP 1111, norms without "
+        "biases), head (3008 x 333)",
+        lambda: odd_transformer(333, 1111, 3001, 7),
+    ),
+    "odd-large-24M": ("four odd matrices (4099 x 2053 to 1531 x 997) and their biases", odd_large),
+    "odd-mixed-75M": (
+        "three 5003 x 3001 matrices, 40 medium odd ones, 300 vectors and 200 tiny matrices",
+        odd_mixed,
+    ),
+}
+RANDOM_SET = "random"
 
 
-def model(shapes: str) -> tuple[list[tuple[str, Tensor]], list[Tensor]]:
-    """Parameters and gradients of one shape set, the same on every run."""
-    return tensors(SHAPE_SETS[shapes][1]())
+def model(shapes: str, seed: int = 0) -> tuple[list[tuple[str, Tensor]], list[Tensor]]:
+    """Parameters and gradients of one shape set, the same on every run (the random set: the
+    same for the same ``seed``)."""
+    return tensors(spec(shapes, seed))
+
+
+def spec(shapes: str, seed: int = 0) -> Shapes:
+    """The shapes of a set of :data:`SHAPE_SETS`, :data:`HOLDOUT_SETS` or :data:`RANDOM_SET`."""
+    if shapes == RANDOM_SET:
+        return random_shapes(seed)
+    return {**SHAPE_SETS, **HOLDOUT_SETS}[shapes][1]()
+
+
+def describe(shapes: str, seed: int) -> str:
+    if shapes == RANDOM_SET:
+        return f"drawn afresh each run (`random_shapes`), this run's seed {seed}"
+    return {**SHAPE_SETS, **HOLDOUT_SETS}[shapes][0]
 
 
 def tensors(spec: Shapes) -> tuple[list[tuple[str, Tensor]], list[Tensor]]:
@@ -182,8 +293,9 @@ def build_contender(
     device: str,
     weight_decay: float = WEIGHT_DECAYS[0],
 ) -> Built:
-    """``ours``, ``torch`` (the peer of PEERS), ``torch AdamW foreach`` or the bandwidth floor,
-    with ``weight_decay`` for Adam and Muon alike."""
+    """``ours``, ``torch`` (the peer of PEERS), ``torch AdamW foreach``, torch's fused step
+    without the clip (:data:`FUSED_ALONE`) or the bandwidth floor, with ``weight_decay`` for Adam
+    and Muon alike."""
     c = Contender(named, grads, device)
     adam = {**ADAM, "weight_decay": weight_decay}
     muon = {**MUON, "weight_decay": weight_decay}
@@ -247,8 +359,11 @@ def build_contender(
             )
         )
 
+    clip = name != FUSED_ALONE
+
     def step() -> None:
-        nn.utils.clip_grad_norm_(c.params, CLIP)
+        if clip:
+            nn.utils.clip_grad_norm_(c.params, CLIP)
         for optimizer in optimizers:
             optimizer.step()
         for optimizer in optimizers:  # as the reference's step does
@@ -347,19 +462,29 @@ def run(
     memory_repeat: int = 2,
     weight_decays: Sequence[float] = WEIGHT_DECAYS,
     optimizers: Sequence[str] = ("adam", "muon"),
+    holdout: Sequence[str] = (*HOLDOUT_SETS, RANDOM_SET),
+    seed: int | None = None,
 ) -> dict[str, Any]:
+    """The ``sets`` with every optimizer and weight decay, then the ``holdout`` sets with Adam
+    and the first weight decay (the random set drawn from ``seed``, by default a fresh one)."""
+    seed = int.from_bytes(os.urandom(4), "big") if seed is None else seed
     rows = []
-    for shapes in sets:
-        named, grads = model(shapes)
+    plan = [(shapes, weight_decays, optimizers, memory_repeat) for shapes in sets]
+    if "adam" in optimizers:
+        plan += [(shapes, weight_decays[:1], ("adam",), 0) for shapes in holdout]
+    for shapes, decays, kinds, probes in plan:
+        named, grads = model(shapes, seed)
         count = sum(p.numel() for _, p in named)
-        for weight_decay in weight_decays:
+        for weight_decay in decays:
             # Muon with the first weight decay only: its decay is one multiplication per
             # parameter, and its step (the Newton-Schulz products) costs seconds on large sets
-            first = weight_decay == weight_decays[0]
-            for kind in [k for k in optimizers if first or k == "adam"]:
+            first = weight_decay == decays[0]
+            for kind in [k for k in kinds if first or k == "adam"]:
                 names = ["ours", "torch"]
                 if kind == "adam":
-                    names += ["torch AdamW foreach", FLOOR]
+                    names += [FUSED_ALONE]
+                    if count <= LARGE:
+                        names += ["torch AdamW foreach", FLOOR]
                 entries = {
                     (PEERS[kind] if n == "torch" else n): build_contender(
                         n, named, grads, kind, device, weight_decay
@@ -370,7 +495,8 @@ def run(
                 rounds = repeat if kind == "adam" else max(3, repeat // 3)
                 row: dict[str, Any] = {
                     "shapes": shapes,
-                    "description": SHAPE_SETS[shapes][0],
+                    "description": describe(shapes, seed),
+                    "holdout": shapes not in sets,
                     "tensors": len(named),
                     "parameters": count,
                     "weight_decay": weight_decay,
@@ -378,12 +504,14 @@ def run(
                     "rounds": rounds,
                     **time_contenders(entries, rounds, device),
                     "state_bytes_per_parameter": {
-                        name: entry[2]() / count for name, entry in entries.items() if name != FLOOR
+                        name: entry[2]() / count
+                        for name, entry in entries.items()
+                        if name not in (FLOOR, FUSED_ALONE)
                     },
                 }
                 del entries
-                if device == "cpu" and memory_repeat and weight_decay == weight_decays[0]:
-                    row["memory"] = memory(kind, shapes, memory_repeat)
+                if device == "cpu" and probes and weight_decay == decays[0]:
+                    row["memory"] = memory(kind, shapes, probes)
                 rows.append(row)
                 print(
                     f"  {shapes} wd={weight_decay:g} {kind}: {json.dumps(row['ratios'])}",
@@ -394,6 +522,7 @@ def run(
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "repeat": repeat,
+        "seed": seed,
         "rows": rows,
     }
 
@@ -406,7 +535,9 @@ def main(argv: list[str] | None = None) -> int:
     import report
 
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("sets", nargs="*", metavar="SET", help=", ".join(SHAPE_SETS))
+    parser.add_argument(
+        "sets", nargs="*", metavar="SET", help=", ".join([*SHAPE_SETS, *HOLDOUT_SETS, RANDOM_SET])
+    )
     parser.add_argument("--repeat", type=int, default=15, help="rounds of Adam (Muon: a third)")
     parser.add_argument("--memory", type=int, default=0, help="memory probe runs per row")
     parser.add_argument("--device", default="cpu")
@@ -414,16 +545,21 @@ def main(argv: list[str] | None = None) -> int:
         "--optimizer", choices=("adam", "muon"), action="append", help="only this one (repeatable)"
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    parser.add_argument("--seed", type=int, help="of the random set (default: a fresh one)")
     args = parser.parse_args(argv)
-    unknown = set(args.sets) - set(SHAPE_SETS)
+    known = {**SHAPE_SETS, **HOLDOUT_SETS, RANDOM_SET: None}
+    unknown = set(args.sets) - set(known)
     if unknown:
         parser.error(f"unknown shape set(s): {', '.join(sorted(unknown))}")
+    chosen = args.sets or [*SHAPE_SETS, *HOLDOUT_SETS, RANDOM_SET]
     result = run(
         args.repeat,
         args.device,
-        args.sets or tuple(SHAPE_SETS),
+        [s for s in chosen if s in SHAPE_SETS],
         args.memory,
         optimizers=args.optimizer or ("adam", "muon"),
+        holdout=[s for s in chosen if s not in SHAPE_SETS],
+        seed=args.seed,
     )
     summary: list[str] = []
     body = report._reference(result, summary)

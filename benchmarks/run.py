@@ -1,7 +1,7 @@
 """Run the benchmarks side by side and write benchmarks/RESULTS.md and benchmarks/scaling.png.
 
     python benchmarks/run.py [generator] [document] [client] [concurrent] [reference] [server]
-        [sharded] [real-world] [--quick] [--device cuda]
+        [sharded] [real-world] [--quick] [--device cuda] [--optimizer adam|muon]
 
 With no part named, all seven run (``real-world`` is the part of ``document`` that compares
 ``generate --spec`` with openapi-python-client on the real-world documents and GitHub's,
@@ -61,6 +61,12 @@ def main(argv: list[str] | None = None) -> int:
         default=document_bench.GITHUB_ROUNDS,
         help="rounds on GitHub's document in the real-world part (0: left out)",
     )
+    parser.add_argument(
+        "--optimizer",
+        choices=("adam", "muon"),
+        help="the reference part with this optimizer only, with the first weight decay and no "
+        "memory probe (a shorter run; the other optimizer's rows are kept from the last run)",
+    )
     args = parser.parse_args(argv)
     everything = ["generator", "document", "client", "concurrent", "reference", "server", "sharded"]
     parts = args.parts or everything
@@ -108,12 +114,28 @@ def main(argv: list[str] | None = None) -> int:
     if "reference" in parts:
         print(f"reference on {args.device} ...", flush=True)
         sets = reference_bench.QUICK_SETS if args.quick else tuple(reference_bench.SHAPE_SETS)
-        results[f"reference_{args.device}"] = reference_bench.run(
+        key = f"reference_{args.device}"
+        kept = [
+            row
+            for row in results.get(key, {}).get("rows", [])
+            if args.optimizer and row.get("optimizer") != args.optimizer
+        ]
+        results[key] = reference_bench.run(
             repeat=3 if args.quick else 15,
             device=args.device,
             sets=sets,
-            memory_repeat=1 if args.quick else 2,
+            memory_repeat=0 if args.optimizer else 1 if args.quick else 2,
+            weight_decays=(
+                reference_bench.WEIGHT_DECAYS[:1]
+                if args.optimizer
+                else reference_bench.WEIGHT_DECAYS
+            ),
+            optimizers=(args.optimizer,) if args.optimizer else ("adam", "muon"),
+            holdout=(
+                () if args.quick else (*reference_bench.HOLDOUT_SETS, reference_bench.RANDOM_SET)
+            ),
         )
+        results[key]["rows"] += kept  # another optimizer's, from the run before
     if "server" in parts:
         print("server ...", flush=True)
         results["server"] = server_bench.run(

@@ -588,3 +588,52 @@ def test_get_operation_returns_the_recorded_state():
     assert session.get_operation(operation.id) == operation
     with pytest.raises(module.UnknownOperationError, match="no operation 'nope'"):
         session.get_operation("nope")
+
+
+def test_finite_flags_are_those_of_an_entry_by_entry_check():
+    """The flags of the step's finiteness check are whether each tensor's entries are all
+    finite: for tensors summed on their own and together, of every floating dtype, with an
+    infinite or NaN entry anywhere, with finite entries whose sum overflows, and empty."""
+    from together_rl_runtime.reference import _optim
+
+    generator = torch.Generator().manual_seed(0)
+    sizes = [0, 1, 7, 1000, _optim.FINITE_PIECE - 1, _optim.FINITE_PIECE, _optim.FINITE_PIECE + 5]
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        tensors = [torch.randn(n, generator=generator).to(dtype) for n in sizes for _ in range(3)]
+        for i, value in [(4, float("nan")), (10, float("inf")), (16, -float("inf"))]:
+            tensors[i][len(tensors[i]) // 2] = value
+        for i in (13, 19):  # finite, but no sum of them fits the dtype
+            tensors[i].fill_(torch.finfo(dtype).max)
+        expected = [bool(torch.isfinite(t).all()) for t in tensors]
+        assert False in expected and expected.count(False) == 3
+        assert _optim.finite_flags(tensors).tolist() == expected
+        for t, finite in zip(tensors, expected):
+            assert _optim.finite_flags([t]).tolist() == [finite]
+
+
+def test_an_update_that_leaves_one_entry_of_a_large_parameter_non_finite_changes_nothing():
+    """One entry pushed past float32's range, in a parameter the finiteness check sums on its
+    own, among small ones summed together: the step is refused, names that parameter, and
+    changes nothing (with ``rollback``)."""
+    from together_rl_runtime.reference import _optim
+
+    revision = facts.NEWEST
+    big = nn.Parameter(torch.zeros(_optim.FINITE_PIECE + 5))
+    small = [nn.Parameter(torch.full((3, 4), 0.5)), nn.Parameter(torch.ones(9))]
+    named = [("small.0", small[0]), ("big", big), ("small.1", small[1])]
+    with torch.no_grad():
+        big[1234] = torch.finfo(torch.float32).max
+    session = reference(revision).LocalSession(named, "adam", rollback=True)
+    for _, p in named:
+        p.grad = torch.zeros_like(p)
+    big.grad[1234] = -1.0  # Adam's first step moves it by about the learning rate, up
+    before = [(p.detach().clone(), p.grad.clone()) for _, p in named]
+    state = session.state_dict()
+    operation = session.optim_step(
+        facts.body(revision, "adam", {"adam.learning_rate": 1e37, "adam.weight_decay": 0.0})
+    )
+    assert failed(operation) and operation.error.code == non_finite_code(revision)
+    assert "'big'" in operation.error.message and "nothing was changed" in operation.error.message
+    for (value, gradient), (_, p) in zip(before, named):
+        assert _same(value, p.detach()) and _same(gradient, p.grad)
+    same_state(state, session.state_dict(), steps=0)

@@ -71,6 +71,7 @@ __all__ = [
     "clip_gradients",
     "fused_adam_supported",
     "ensure_states",
+    "FINITE_PIECE",
     "finite_flags",
     "grad_norms",
     "muon_state",
@@ -135,28 +136,73 @@ def total_grad_norm(grads: list[Tensor]) -> Tensor:
     return total
 
 
+#: On CPU, :func:`finite_flags` sums a tensor of more than this many elements on its own, and
+#: smaller ones together, copied side by side into pieces of at most this many: a call per
+#: small tensor would cost more than its sum (torch's CPU multi-tensor ops are one call each),
+#: and up to this size (ATen's grain) a copy or a sum runs on the calling thread, with no
+#: parallel region to wait on.
+FINITE_PIECE = 1 << 15
+
+
 @torch.no_grad()
 def finite_flags(tensors: list[Tensor]) -> Tensor:
     """Whether each of ``tensors`` holds finite values only, as a boolean tensor in their order
-    (on the first tensor's device). A tensor's 2-norm, one ``torch._foreach_norm`` per device
-    and dtype (a read of each tensor, about a seventh of what an Adam step moves), is finite
-    where every entry is; where it is not, an infinite or NaN entry or a norm beyond float32 of
-    huge finite entries, the tensor is checked entry by entry. An empty tensor (a process's
-    share of a small sharded parameter) is finite."""
+    (on the first tensor's device). A sum of finite values is finite unless it overflows, and a
+    sum with an infinite or NaN term is not: so each tensor is first summed (on CPU, the
+    cheapest read of it: a vectorised sum, a tensor of more than :data:`FINITE_PIECE` elements
+    on its own, smaller ones together in pieces of at most that size; on other devices, one
+    ``torch._foreach_norm`` per device and dtype, a single kernel there), and only where a sum
+    is not finite, an infinite or NaN entry or a sum beyond the dtype of huge finite entries,
+    are its tensors checked entry by entry. The flags are those of an entry-by-entry check; one
+    host synchronisation where every sum is finite. An empty tensor (a process's share of a
+    small sharded parameter) is finite."""
     first = tensors[0].device
-    norms = torch.zeros(len(tensors), dtype=torch.float32, device=first)
-    held = [i for i, t in enumerate(tensors) if t.numel()]
-    groups = _by_device_and_dtype([[tensors[i] for i in held]]) if held else []
-    for _, [group], indices in groups:
-        found = torch._foreach_norm(group, 2.0)
-        norms[torch.tensor([held[i] for i in indices], device=first)] = torch.stack(
-            [n.to(device=first, dtype=torch.float32) for n in found]
-        )
-    finite = torch.isfinite(norms)
-    if not bool(finite.all()):  # a host synchronisation
-        for i in (~finite).nonzero().flatten().tolist():
+    finite = torch.ones(len(tensors), dtype=torch.bool, device=first)
+    screens: list[Tensor] = []  # per group, whether each of its sums is finite
+    members: list[tuple[list[int], list[list[int]]]] = []  # per group: indices, each sum's
+    for (device, _), [group], indices in _by_device_and_dtype([tensors]):
+        found, covered = _screens(group, device)
+        screens.append(torch.isfinite(torch.stack(found)).to(first))
+        members.append((indices, covered))
+    screened = torch.cat(screens)
+    if bool(screened.all()):  # a host synchronisation
+        return finite
+    pieces = [[indices[j] for j in piece] for indices, covered in members for piece in covered]
+    for piece in (~screened).nonzero().flatten().tolist():
+        for i in pieces[piece]:
             finite[i] = bool(torch.isfinite(tensors[i]).all())
     return finite
+
+
+def _screens(group: list[Tensor], device: torch.device) -> tuple[list[Tensor], list[list[int]]]:
+    """The sums of :func:`finite_flags` over ``group`` (tensors of one device and dtype), and
+    the indices into ``group`` of the tensors each one covers (an empty tensor's sum is 0)."""
+    if device.type != "cpu":  # one kernel for the group; an empty tensor is left out
+        held = [j for j, t in enumerate(group) if t.numel()]
+        if not held:
+            return [torch.zeros((), device=device)], [[]]
+        return list(torch._foreach_norm([group[j] for j in held], 2.0)), [[j] for j in held]
+    from torch._utils import _flatten_dense_tensors
+
+    found: list[Tensor] = []
+    covered: list[list[int]] = []
+    small: list[int] = []
+    size = 0
+    for j, n in enumerate([t.numel() for t in group]):
+        if n > FINITE_PIECE:
+            found.append(group[j].sum())
+            covered.append([j])
+            continue
+        if size + n > FINITE_PIECE:
+            found.append(_flatten_dense_tensors([group[k] for k in small]).sum())
+            covered.append(small)
+            small, size = [], 0
+        small.append(j)
+        size += n
+    if small:
+        found.append(_flatten_dense_tensors([group[k] for k in small]).sum())
+        covered.append(small)
+    return found, covered
 
 
 @torch.no_grad()
