@@ -182,7 +182,6 @@ def _screens(group: list[Tensor], device: torch.device) -> tuple[list[Tensor], l
         if not held:
             return [torch.zeros((), device=device)], [[]]
         return list(torch._foreach_norm([group[j] for j in held], 2.0)), [[j] for j in held]
-    from torch._utils import _flatten_dense_tensors
 
     found: list[Tensor] = []
     covered: list[list[int]] = []
@@ -194,13 +193,13 @@ def _screens(group: list[Tensor], device: torch.device) -> tuple[list[Tensor], l
             covered.append([j])
             continue
         if size + n > FINITE_PIECE:
-            found.append(_flatten_dense_tensors([group[k] for k in small]).sum())
+            found.append(torch.cat([group[k].reshape(-1) for k in small]).sum())
             covered.append(small)
             small, size = [], 0
         small.append(j)
         size += n
     if small:
-        found.append(_flatten_dense_tensors([group[k] for k in small]).sum())
+        found.append(torch.cat([group[k].reshape(-1) for k in small]).sum())
         covered.append(small)
     return found, covered
 
