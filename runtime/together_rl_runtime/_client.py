@@ -272,10 +272,13 @@ def multipart_parts(
 ) -> list[Part]:
     """A multipart/form-data body's parts (RFC 7578), each field's as :func:`_parts` says,
     with the headers the document's ``encoding`` gives each field (its ``Content-Type``
-    among them)."""
-    encoding = encoding or {}
+    among them), refused where a header cannot hold one (a line break, a control character)."""
+    checked = {
+        key: {name: _styles.header_value(f"{key}: {name}", text) for name, text in given.items()}
+        for key, given in (encoding or {}).items()
+    }
     return [
-        part for key, value in payload.items() for part in _parts(key, value, encoding.get(key, {}))
+        part for key, value in payload.items() for part in _parts(key, value, checked.get(key, {}))
     ]
 
 

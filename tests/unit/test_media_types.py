@@ -291,6 +291,29 @@ def test_a_part_header_without_one_value_is_left_to_the_server():
     assert body.encoding == (ir.PartEncoding(name="note"),)
 
 
+def test_what_a_header_cannot_hold_never_reaches_one():
+    """A content type or part header with a line break (which would write headers of its own
+    into the request) is left out, at its pointer; so is a media type key that holds one."""
+    raw = json.loads(json.dumps(DOC))
+    content = raw["paths"]["/upload"]["post"]["requestBody"]["content"]
+    content["multipart/form-data"]["encoding"] = {
+        "note": {
+            "contentType": "text/plain\r\nX-Injected: 1",
+            "headers": {"X-Part": {"schema": {"const": "v\r\nX-Injected: 1"}}},
+        }
+    }
+    content["multipart/x\r\nX-Injected: 1"] = {"schema": {"type": "object"}}
+    doc = parse_document(raw, source="t.json")
+    body = next(op for op in doc.operations if op.key == "POST /upload").request_body
+    assert body is not None and body.content_type == "multipart/form-data"
+    assert body.encoding == (ir.PartEncoding(name="note"),)
+    at = "/paths/~1upload/post/requestBody/content/multipart~1form-data/encoding/note"
+    noted = {d.pointer: d.message for d in doc.diagnostics}
+    assert "cannot travel in an HTTP header" in noted[f"{at}/contentType"]
+    assert "cannot travel in an HTTP header" in noted[f"{at}/headers/X-Part"]
+    assert any("X-Injected" in pointer for pointer in noted)
+
+
 def test_a_download_comes_whole_within_the_bound_or_in_pieces_of_any_size(uploads):
     big = bytes(range(256)) * 4096  # 1 MiB
     recorder = Recorder({"/download": arriving(big)})

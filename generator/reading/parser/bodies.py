@@ -9,10 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 from ...pointer import join
 from .. import ir
-from .http import HTTP_TOKEN, MULTIPART, is_json, media_essence
+from .http import HEADER_TEXT, HTTP_TOKEN, MULTIPART, is_json, media_essence
 
 if TYPE_CHECKING:
     from .schemas import SchemaReader
+
+
+_UNSENDABLE = (
+    "a value that cannot travel in an HTTP header (a line break, a control character or a "
+    "character beyond ASCII)"
+)
 
 
 def _media(
@@ -20,6 +26,9 @@ def _media(
 ) -> tuple[str | None, ir.Schema | None]:
     """The media type read of a body's ``content`` and its schema (``None`` where absent)."""
     content = reader.ctx.mapping(node.get("content", {}), join(pointer, "content"), "content")
+    for media_type in [t for t in content if not HEADER_TEXT.fullmatch(t)]:
+        reader.ctx.note(join(pointer, "content", media_type), f"{_UNSENDABLE}: left out")
+    content = {t: media for t, media in content.items() if HEADER_TEXT.fullmatch(t)}
     if not content:
         return None, None
     content_type = next((t for t in content if is_json(t)), None)
@@ -69,6 +78,12 @@ def _encoding(
         place = join(at, name)
         entry = reader.ctx.mapping(entry, place, "an encoding")
         listed = reader.ctx.string(entry, "contentType", place) or ""
+        if not HEADER_TEXT.fullmatch(listed):
+            reader.ctx.note(
+                join(place, "contentType"),
+                f"{_UNSENDABLE}: the part's content type is chosen as where none is given",
+            )
+            listed = ""
         concrete = [t.strip() for t in listed.split(",") if t.strip() and "*" not in t]
         headers = []
         given = reader.ctx.mapping(entry.get("headers", {}), join(place, "headers"), "headers")
@@ -103,7 +118,10 @@ def _single_value(reader: SchemaReader, node: Any, pointer: str) -> str | None:
     else:
         return None
     text = value if isinstance(value, str) else json.dumps(value)
-    return text if text.isprintable() else None
+    if not HEADER_TEXT.fullmatch(text):
+        reader.ctx.note(pointer, f"{_UNSENDABLE}: the header is left out")
+        return None
+    return text
 
 
 def read_response(reader: SchemaReader, status: str, node: Any, pointer: str) -> ir.Response:

@@ -7,6 +7,10 @@ import re
 HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 """An HTTP token (RFC 9110): what a header's or a cookie's name is made of."""
 
+HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
+"""What an HTTP header's value may hold as this package sends it: visible ASCII, spaces and tabs
+(no line break or other control character, nothing beyond ASCII)."""
+
 FORM = "application/x-www-form-urlencoded"
 MULTIPART = "multipart/form-data"
 

@@ -69,3 +69,8 @@ def test_a_body_of_no_part_is_an_empty_multipart_body(payload):
     request = Client(api_key="k")._build_request("POST", "/up", multipart=payload, auth=None)
     assert request.headers["content-type"].startswith("multipart/form-data; boundary=")
     assert parts(request.headers["content-type"], request.read()) == []
+
+
+def test_a_part_header_that_holds_a_line_break_is_refused_before_anything_is_sent():
+    with pytest.raises(rt.ValidationError, match="cannot travel in an HTTP header"):
+        body_of({"note": "x"}, {"note": {"X-Part": "v\r\nX-Injected: 1"}})
