@@ -82,21 +82,28 @@ class Slots:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._free = list(reversed(range(size)))
-        """The free slots (their pools), the next one given last."""
+        self._free: list[int] = []
+        """The slots left (their pools), the next one given last."""
+        self._unused = 0
+        """The first slot never given: those from it to ``size`` are free too (a large
+        ``max_connections`` costs nothing until that many calls are made at once)."""
         self._waiting: deque[asyncio.Future[int]] = deque()
 
     @property
     def held(self) -> int:
         """How many slots are taken."""
-        return self.size - len(self._free)
+        return self._unused - len(self._free)
 
     async def acquire(self, timeout: float | None) -> int:
         """Take a slot (the number of its pool), waiting for at most ``timeout`` seconds (None:
         for as long as it takes; cancelled with the task that waits); past it, raise httpx's
         PoolTimeout."""
-        if self._free and not self._waiting:
-            return self._free.pop()
+        if not self._waiting:
+            if self._free:
+                return self._free.pop()
+            if self._unused < self.size:
+                self._unused += 1
+                return self._unused - 1
         return await self._wait(timeout)
 
     async def _wait(self, timeout: float | None) -> int:
@@ -185,21 +192,20 @@ class _Pools(httpx.AsyncBaseTransport):
     """httpx pools behind one transport, each made when it is first used: a request goes to
     the pool of its task's slot."""
 
-    def __init__(self, size: int, make: Callable[[int], httpx.AsyncHTTPTransport]) -> None:
-        self.pools: list[httpx.AsyncHTTPTransport | None] = [None] * size
+    def __init__(self, make: Callable[[int], httpx.AsyncHTTPTransport]) -> None:
+        self.pools: dict[int, httpx.AsyncHTTPTransport] = {}
         self._make = make
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         number = _SHARD.get()
-        pool = self.pools[number]
+        pool = self.pools.get(number)
         if pool is None:
             pool = self.pools[number] = self._make(number)
         return await pool.handle_async_request(request)
 
     async def aclose(self) -> None:
-        for pool in self.pools:
-            if pool is not None:
-                await pool.aclose()
+        for pool in self.pools.values():
+            await pool.aclose()
 
 
 def async_pool(limits: httpx.Limits) -> tuple[httpx.AsyncBaseTransport, Slots | None]:
@@ -223,4 +229,4 @@ def async_pool(limits: httpx.Limits) -> tuple[httpx.AsyncBaseTransport, Slots | 
             ),
         )
 
-    return _Pools(size, make), Slots(size)
+    return _Pools(make), Slots(size)

@@ -252,6 +252,18 @@ def test_slots_are_given_in_the_order_they_were_asked_for():
     assert asyncio.run(run()) == [0, 1, 2, 3, 4]
 
 
+def test_a_freed_slot_is_given_before_a_new_one_and_a_huge_limit_costs_nothing_up_front():
+    async def run() -> None:
+        slots = Slots(10**12)  # as many connections as anyone may allow: nothing made for them
+        first, second = await slots.acquire(None), await slots.acquire(None)
+        assert (first, second, slots.held) == (0, 1, 2)
+        slots.release(first)
+        assert await slots.acquire(None) == first  # the connection used last, not a new one
+        assert await slots.acquire(None) == 2
+
+    asyncio.run(run())
+
+
 def test_a_wait_past_the_pool_timeout_raises_pool_timeout_and_loses_no_slot():
     async def run() -> None:
         slots = Slots(1)
