@@ -7,7 +7,6 @@ import importlib
 import importlib.util
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from types import ModuleType
 
@@ -21,6 +20,8 @@ every supported Python, without the generator)."""
 
 def package_version(folder: Path) -> str:
     """The version a generated package's ``pyproject.toml`` gives it (``5.0.1.post1``)."""
+    import tomllib  # here, not at the top: `nox -s pythons` imports this module on 3.10 too
+
     return str(tomllib.loads((folder / "pyproject.toml").read_text())["project"]["version"])
 
 
