@@ -59,10 +59,12 @@ def golden(session: nox.Session) -> None:
 
 
 def _in_parallel(posargs: list[str]) -> list[str]:
-    """pytest's arguments with one worker per core (pytest-xdist), unless they choose otherwise
-    (``-n 0`` runs in this process, as a debugger needs)."""
+    """pytest's arguments with one worker per core (pytest-xdist), each taking the tests left to
+    another when it has none of its own (``worksteal``: a few long tests do not leave a core idle
+    at the end), unless they choose otherwise (``-n 0`` runs in this process, as a debugger
+    needs)."""
     chosen = any(a.startswith(("-n", "--numprocesses", "--dist", "no:xdist")) for a in posargs)
-    return posargs if chosen else ["-n", "auto", *posargs]
+    return posargs if chosen else ["-n", "auto", "--dist", "worksteal", *posargs]
 
 
 @nox.session

@@ -11,6 +11,8 @@ them is formatted once every package rendered (see :func:`generator.output.rende
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,17 +60,30 @@ class Templates:
 
 
 def load_templates(folder: Path = TEMPLATES_DIR, cache_dir: Path | None = None) -> Templates:
-    files = sorted(
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*")
+    """The templates of ``folder``. Their environment is made once per process for the same
+    sources, so that a template is compiled once however many documents are rendered; a change
+    of any file of ``folder`` makes a new one."""
+    sources = {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts
-    )
-    files = [f for f in files if not f.startswith(INCLUDES)]
+    }
+    digest = hashlib.sha256()
+    for name, content in sorted(sources.items()):
+        digest.update(f"{name}\0{len(content)}\0".encode())
+        digest.update(content)
+    files = sorted(f for f in sources if not f.startswith(INCLUDES))
     return Templates(
-        environment=environment(folder, cache_dir),
+        environment=_environment(folder, cache_dir, digest.hexdigest()),
         rendered=tuple(f for f in files if f.endswith(TEMPLATE_SUFFIX)),
-        static={f: (folder / f).read_bytes() for f in files if not f.endswith(TEMPLATE_SUFFIX)},
+        static={f: sources[f] for f in files if not f.endswith(TEMPLATE_SUFFIX)},
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _environment(folder: Path, cache_dir: Path | None, sources: str) -> jinja2.Environment:
+    """The environment of ``folder`` whose files have the digest ``sources`` (a key, unread)."""
+    return environment(folder, cache_dir)
 
 
 @dataclass(frozen=True)

@@ -845,36 +845,8 @@ class _Builder:
                 self.types(v, owner, f"{key}Option{i + 1}", strict, owner_key)
                 for i, v in enumerate(schema.variants)
             )
-            return PyType("union", args=options, discriminator=self.discriminator(schema))
+            return PyType("union", args=options, discriminator=_discriminator(self.doc, schema))
         return PyType("any")
-
-    def discriminator(self, union: ir.Union) -> tuple[str, tuple[tuple[str, int], ...]] | None:
-        """Which variant each value of the union's discriminator names: the explicit mapping,
-        else the value a variant's property allows (an enum or ``const``), else the variant's
-        schema name."""
-        if union.discriminator is None:
-            return None
-        values: dict[str, int] = {}
-        explicit = dict(union.mapping)
-        for index, variant in enumerate(union.variants):
-            name = variant.name if isinstance(variant, ir.Ref) else None
-            given = [v for v, target in explicit.items() if target == name]
-            resolved = self.doc.resolve(variant)
-            prop = (
-                resolved.property(union.discriminator) if isinstance(resolved, ir.Object) else None
-            )
-            kind = self.doc.resolve(prop.schema) if prop is not None else None
-            if given:
-                found = given
-            elif isinstance(kind, ir.Enum):
-                found = [str(v) for v in kind.values]
-            elif name is not None:
-                found = [name]
-            else:
-                found = []
-            for value in found:
-                values.setdefault(value, index)
-        return (union.discriminator, tuple(values.items())) if values else None
 
     def operation(self, op: ir.Operation) -> OperationTypes:
         """The types of an operation's bodies (inline objects become ``<Operation>Body`` and
@@ -943,70 +915,108 @@ class _Builder:
             other_revisions=notes.get(name, ()),
         )
 
-    def client_names(self, operations: Mapping[str, OperationTypes]) -> None:
-        """The names of the client's methods (each operation's, then the ``_stream`` twins: of
-        server-sent events, and of a download in pieces), of their arguments and of the
-        operations' pages."""
-        methods = self.names.methods
-        methods.assign(
-            Claim(
-                key=op.route,
-                plain=operation_name(op),
-                pointer=op.pointer,
-                what=f"the operation {op.key}",
-                exact=operation_name(op) == op.operation_id,
-            )
-            for op in self.doc.operations
-        )
-        methods.assign(
-            Claim(
-                key=(op.route, "stream"),
-                plain=methods.get(op.route) + "_stream",
-                pointer=op.pointer,
-                what=(
-                    f"the server-sent events of {op.key}"
-                    if success_kind(op) == "json"
-                    else f"the download of {op.key}, in pieces"
-                ),
-            )
-            for op in self.doc.operations
-            if (success_kind(op) == "json" and streams(op)) or downloads(op)
-        )
-        for op in self.doc.operations:
-            self.arguments(op, operations[op.route])
-        self.names.pages.assign(
-            Claim(
-                key=op.route,
-                plain=page_name(op, methods.get(op.route)),
-                pointer=op.pointer,
-                what=f"the page of {op.key}",
-                exact=True,
-            )
-            for op in self.doc.operations
-        )
 
-    def arguments(self, op: ir.Operation, types: OperationTypes) -> None:
-        """The names of an operation's arguments: its path parameters, its body's fields (or
-        ``body``), its other parameters."""
-        claims = [_parameter_claim(p) for p in op.parameters if p.location == "path"]
-        fields = body_fields(types.body)
-        if fields is not None:
-            for member in self.models[fields].fields:
-                claims.append(
-                    Claim(
-                        key=("field", member.key),
-                        plain=attribute_name(member.key),
-                        pointer=op.request_body.pointer if op.request_body else op.pointer,
-                        what=f"the body field {member.key!r}",
-                        exact=attribute_name(member.key) == member.key,
-                    )
-                )
-        elif op.request_body is not None:
+def _discriminator(
+    doc: ir.Document, union: ir.Union
+) -> tuple[str, tuple[tuple[str, int], ...]] | None:
+    """Which variant each value of the union's discriminator names: the explicit mapping,
+    else the value a variant's property allows (an enum or ``const``), else the variant's
+    schema name."""
+    if union.discriminator is None:
+        return None
+    values: dict[str, int] = {}
+    explicit = dict(union.mapping)
+    for index, variant in enumerate(union.variants):
+        name = variant.name if isinstance(variant, ir.Ref) else None
+        given = [v for v, target in explicit.items() if target == name]
+        resolved = doc.resolve(variant)
+        prop = resolved.property(union.discriminator) if isinstance(resolved, ir.Object) else None
+        kind = doc.resolve(prop.schema) if prop is not None else None
+        if given:
+            found = given
+        elif isinstance(kind, ir.Enum):
+            found = [str(v) for v in kind.values]
+        elif name is not None:
+            found = [name]
+        else:
+            found = []
+        for value in found:
+            values.setdefault(value, index)
+    return (union.discriminator, tuple(values.items())) if values else None
+
+
+def _name_client(
+    doc: ir.Document,
+    names: Names,
+    models: Mapping[str, PyModel],
+    operations: Mapping[str, OperationTypes],
+) -> None:
+    """The names of the client's methods (each operation's, then the ``_stream`` twins: of
+    server-sent events, and of a download in pieces), of their arguments and of the
+    operations' pages."""
+    methods = names.methods
+    methods.assign(
+        Claim(
+            key=op.route,
+            plain=operation_name(op),
+            pointer=op.pointer,
+            what=f"the operation {op.key}",
+            exact=operation_name(op) == op.operation_id,
+        )
+        for op in doc.operations
+    )
+    methods.assign(
+        Claim(
+            key=(op.route, "stream"),
+            plain=methods.get(op.route) + "_stream",
+            pointer=op.pointer,
+            what=(
+                f"the server-sent events of {op.key}"
+                if success_kind(op) == "json"
+                else f"the download of {op.key}, in pieces"
+            ),
+        )
+        for op in doc.operations
+        if (success_kind(op) == "json" and streams(op)) or downloads(op)
+    )
+    for op in doc.operations:
+        _name_arguments(names, models, op, operations[op.route])
+    names.pages.assign(
+        Claim(
+            key=op.route,
+            plain=page_name(op, methods.get(op.route)),
+            pointer=op.pointer,
+            what=f"the page of {op.key}",
+            exact=True,
+        )
+        for op in doc.operations
+    )
+
+
+def _name_arguments(
+    names: Names, models: Mapping[str, PyModel], op: ir.Operation, types: OperationTypes
+) -> None:
+    """The names of an operation's arguments: its path parameters, its body's fields (or
+    ``body``), its other parameters."""
+    claims = [_parameter_claim(p) for p in op.parameters if p.location == "path"]
+    fields = body_fields(types.body)
+    if fields is not None:
+        for member in models[fields].fields:
             claims.append(
-                Claim(("body",), "body", op.request_body.pointer, "the request body", exact=True)
+                Claim(
+                    key=("field", member.key),
+                    plain=attribute_name(member.key),
+                    pointer=op.request_body.pointer if op.request_body else op.pointer,
+                    what=f"the body field {member.key!r}",
+                    exact=attribute_name(member.key) == member.key,
+                )
             )
-        claims += [_parameter_claim(p) for p in op.parameters if p.location != "path"]
-        self.names.arguments_of(op.route).assign(claims)
+    elif op.request_body is not None:
+        claims.append(
+            Claim(("body",), "body", op.request_body.pointer, "the request body", exact=True)
+        )
+    claims += [_parameter_claim(p) for p in op.parameters if p.location != "path"]
+    names.arguments_of(op.route).assign(claims)
 
 
 def _parameter_claim(p: ir.Parameter) -> Claim:
@@ -1173,7 +1183,7 @@ def _build(
     while builder.pending:
         name, schema, strict = builder.pending.pop(0)
         builder.model(name, schema, strict, notes)
-    builder.client_names(operations)
+    _name_client(builder.doc, builder.names, builder.models, operations)
     return PyModule(
         enums=tuple(builder.enums.values()),
         models=tuple(builder.models.values()),

@@ -83,7 +83,7 @@ from ._exceptions import (
     ValidationError,
 )
 from ._model import Model, as_json
-from ._pool import DEFAULT_CONNECTION_LIMITS, async_pool, checked_limits, slot
+from ._pool import DEFAULT_CONNECTION_LIMITS, async_pool, checked_limits, slot, verified_tls
 from ._streaming import ServerSentEvent
 from ._styles import text as _text
 
@@ -1050,7 +1050,12 @@ class SyncAPIClient(_BaseClient):
         self._http = (
             http_client
             if http_client is not None
-            else httpx.Client(transport=transport, timeout=timeout, limits=pool)
+            else httpx.Client(
+                transport=transport,
+                timeout=timeout,
+                limits=pool,
+                verify=verified_tls() if transport is None else True,
+            )
         )
 
     def close(self) -> None:

@@ -25,6 +25,8 @@ first ``max_keepalive_connections`` pools, those it uses first.
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 import ssl
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -43,6 +45,7 @@ __all__ = [
     "async_pool",
     "checked_limits",
     "slot",
+    "verified_tls",
 ]
 
 DEFAULT_CONNECTION_LIMITS = httpx.Limits(
@@ -213,15 +216,12 @@ def async_pool(limits: httpx.Limits) -> tuple[httpx.AsyncBaseTransport, Slots | 
     ``limits`` bound no connections (one httpx pool then, as httpx has it)."""
     size = limits.max_connections
     if size is None:
-        return httpx.AsyncHTTPTransport(limits=limits), None
+        return httpx.AsyncHTTPTransport(verify=verified_tls(), limits=limits), None
     kept = size if limits.max_keepalive_connections is None else limits.max_keepalive_connections
-    verify: list[ssl.SSLContext] = []  # one for all, made when the first pool is
 
     def make(number: int) -> httpx.AsyncHTTPTransport:
-        if not verify:
-            verify.append(httpx.create_ssl_context(trust_env=True))  # as httpx makes its own
         return httpx.AsyncHTTPTransport(
-            verify=verify[0],
+            verify=verified_tls(),
             limits=httpx.Limits(
                 max_connections=1,
                 max_keepalive_connections=1 if number < kept else 0,
@@ -230,3 +230,20 @@ def async_pool(limits: httpx.Limits) -> tuple[httpx.AsyncBaseTransport, Slots | 
         )
 
     return _Pools(make), Slots(size)
+
+
+def verified_tls() -> ssl.SSLContext:
+    """The TLS context that checks a server's certificate, as httpx makes one for each client it
+    makes (certifi's authorities, or those that ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` name):
+    made once per process for each setting of those variables, since loading the authorities
+    takes tens of milliseconds, and shared by the clients' pools."""
+    return _verified_tls(*(os.environ.get(name) for name in _TLS_ENVIRONMENT))
+
+
+_TLS_ENVIRONMENT = ("SSL_CERT_FILE", "SSL_CERT_DIR", "SSLKEYLOGFILE")
+"""The variables that httpx reads into the TLS context it makes (``trust_env``)."""
+
+
+@functools.lru_cache(maxsize=4)
+def _verified_tls(*environment: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context(trust_env=True)

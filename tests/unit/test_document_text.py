@@ -270,9 +270,16 @@ _FORBIDDEN_EVENTS += ("builtins.input", "os.remove", "os.rename", "shutil.")
 
 def import_without_effects(out: Path, name: str, alias: str):
     """The package, imported while every audit event is watched: nothing may run a process,
-    open a socket, or open a file outside the package's folder."""
-    with watched() as events:
-        module = load_package(out, name, alias)
+    open a socket, or open a file outside the package's folder. The import writes no bytecode
+    cache, which would be the interpreter's own doing (a rename into ``__pycache__``), not the
+    package's."""
+    writes_bytecode = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        with watched() as events:
+            module = load_package(out, name, alias)
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
     readable = [(out / name).resolve(), *(Path(p).resolve() for p in sys.path if p)]
     for event, args in events:
         assert not event.startswith(_FORBIDDEN_EVENTS), (event, args)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
@@ -14,7 +15,7 @@ import httpx
 import pytest
 
 import together_rl_runtime as rt
-from together_rl_runtime._pool import Slots
+from together_rl_runtime._pool import Slots, verified_tls
 
 NO_KEY = {"default_auth": None, "key_required": False}
 SPEC = rt.ClientSpec("pool_demo", "pool-demo/1.0", "http://127.0.0.1:9", **NO_KEY)
@@ -317,3 +318,26 @@ def test_limits_are_checked_when_the_client_is_made(limits, says):
     for kind in (Client, AsyncClient):
         with pytest.raises(rt.ConfigurationError, match=says):
             kind(base_url="http://127.0.0.1:9", limits=limits)
+
+
+def test_clients_share_one_tls_context_per_setting_of_the_certificate_variables(
+    tmp_path, monkeypatch
+):
+    """Loading the certificate authorities takes tens of milliseconds: every client of the process
+    uses one context that checks servers' certificates, a new one only where SSL_CERT_FILE (or
+    SSL_CERT_DIR) names other authorities, as httpx reads them."""
+    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "SSLKEYLOGFILE"):
+        monkeypatch.delenv(name, raising=False)
+    shared = verified_tls()
+    assert verified_tls() is shared
+    assert shared.verify_mode == ssl.CERT_REQUIRED and shared.check_hostname
+    assert len(shared.get_ca_certs()) > 1  # certifi's authorities
+
+    one = tmp_path / "one.pem"
+    one.write_text(ssl.DER_cert_to_PEM_cert(shared.get_ca_certs(binary_form=True)[0]))
+    monkeypatch.setenv("SSL_CERT_FILE", str(one))
+    named = verified_tls()
+    assert named is not shared and verified_tls() is named
+    assert len(named.get_ca_certs()) == 1
+    monkeypatch.delenv("SSL_CERT_FILE")
+    assert verified_tls() is shared
