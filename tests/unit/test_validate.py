@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,7 @@ from generator.cli import main
 from generator.errors import RevisionError
 from generator.reading.revisions import load_index
 from support import seeds
-from support.paths import FIXTURES, ROOT, SPEC_DIR
+from support.paths import FIXTURES, SPEC_DIR
 
 
 def test_every_revision_in_spec_is_valid(capsys, index):
@@ -50,17 +48,6 @@ def test_yaml_syntax_error_names_the_line(tmp_path, capsys):
     # where the unclosed list began (the mistake), then where PyYAML noticed it
     assert "not valid YAML: while parsing a flow sequence at line 2, column 7, " in out
     assert "did not find expected ',' or ']' at line 3, column 1" in out
-
-
-def test_module_entry_point_exits_1_on_invalid_documents():
-    result = subprocess.run(
-        [sys.executable, "-m", "generator", "validate", str(FIXTURES / "wrong-type.yaml")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 1
-    assert "1 of 1 documents are invalid" in result.stderr
 
 
 def test_index_holds_the_seed_s_revisions_in_order_with_their_dates():
