@@ -452,7 +452,9 @@ def _real_world(r: dict[str, Any] | None, summary: list[str]) -> list[str]:
         "warm one (the validator's findings, black's output and the smoke import taken again for",
         "the same bytes), against openapi-python-client (which formats with ruff and validates",
         "nothing beyond its own reading). Ratios are ours / openapi-python-client, CPU time: the",
-        "median of the paired rounds' ratios (the ratio of the minimums in brackets).",
+        "median of the paired rounds' ratios (the ratio of the minimums in brackets). Python's",
+        "bytecode of every contender is there before the first run (pip compiles the peers' at",
+        "install; the benchmark compiles the project's, installed in place).",
         "`nox -s bench -- real-world` runs this table alone (`--rounds N`, `--github-rounds N`;",
         "`--github-only` measures GitHub's row again, keeping the others)"
         + (
