@@ -14,6 +14,7 @@ from .changes import changelog
 from .changes.diff import Change, diff_documents
 from .errors import GeneratorError
 from .findings import Finding, summary
+from .literals import terminal_text
 from .pointer import locate
 from .reading.ir import Document
 from .reading.parser import parse_file
@@ -30,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.run(args)
         return result
     except GeneratorError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(terminal_text(f"error: {exc}"), file=sys.stderr)
         return 1
 
 
@@ -277,9 +278,9 @@ def _validate(args: argparse.Namespace) -> int:
         if problems:
             failed += 1
             for problem in problems:
-                print(problem)
+                print(terminal_text(str(problem)))
         else:
-            print(f"{path}: valid")
+            print(terminal_text(f"{path}: valid"))
     if failed:
         print(f"{failed} of {len(files)} documents are invalid", file=sys.stderr)
     return 1 if failed else 0
@@ -297,7 +298,9 @@ def _diff(args: argparse.Namespace) -> int:
     for name, doc in ((args.old, old), (args.new, new)):
         for omission in doc.omitted:  # an operation the parser could not read at all
             print(
-                f"warning: not compared: {locate(name, omission.pointer)}: {omission.reason}",
+                terminal_text(
+                    f"warning: not compared: {locate(name, omission.pointer)}: {omission.reason}"
+                ),
                 file=sys.stderr,
             )
     changes = diff_documents(old, new, descriptions=args.descriptions)
@@ -388,13 +391,13 @@ class _Printed:
     def warnings(self, found: Sequence[Finding]) -> None:
         lines = [f.text for f in found] if self.verbose else summary(found)
         for line in lines:
-            print(f"warning: {line}", file=sys.stderr)
+            print(terminal_text(f"warning: {line}"), file=sys.stderr)
 
     def note(self, text: str) -> None:
-        print(f"note: {text}", file=sys.stderr)
+        print(terminal_text(f"note: {text}"), file=sys.stderr)
 
     def done(self, text: str) -> None:
-        print(text)
+        print(terminal_text(text))
 
 
 def _generate(args: argparse.Namespace) -> int:

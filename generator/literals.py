@@ -1,5 +1,6 @@
 """Document text as the literals of every language the generator writes: Python (strings,
-values, docstrings, the f-string of a path), TOML, YAML front matter and Markdown.
+values, docstrings, the f-string of a path), TOML, YAML front matter and Markdown; and as the
+terminal shows it, in the generator's messages.
 
 This is the one way text from a document reaches an output file. Nothing a document says is
 ever spliced into code or markup as it is: each function here returns something that can only
@@ -186,6 +187,28 @@ def http_text(text: str) -> str:
     return "".join(
         chr(b) if 0x20 <= b < 0x7F and b not in b"()\\%" else f"%{b:02X}" for b in encoded
     )
+
+
+# -- the terminal ---------------------------------------------------------------------------------
+
+
+def terminal_text(text: str, *, lines: bool = True) -> str:
+    """Text as a message on a terminal may show it: every character Python does not count as
+    printable (a control character such as the escape that starts a terminal's command, a
+    bidirectional override that would show a place reversed, a zero-width character, a lone
+    surrogate) as its Python escape (``\\x1b``, ``\\u202e``), but a line break where ``lines``
+    (the breaks of the message itself). A name of a document shows as it is written, but cannot
+    command the terminal, hide itself or disguise the lines around it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or (lines and c == "\n") else _escaped(c) for c in text)
+
+
+def _escaped(character: str) -> str:
+    code = ord(character)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 # -- TOML and YAML --------------------------------------------------------------------------------

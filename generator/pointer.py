@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .literals import terminal_text
+
 
 def escape(token: str) -> str:
     """Escape one reference token of a JSON pointer."""
@@ -45,9 +47,16 @@ def locate(source: str, pointer: str) -> str:
     file, that file (beside the root document) and its pointer."""
     file, fragment = in_file(pointer)
     if not file:
-        return f"{source}#{pointer}"
+        return f"{source}#{shown(pointer)}"
     folder = source.rpartition("/")[0]
-    return f"{folder}/{file}#{fragment}" if folder else f"{file}#{fragment}"
+    return f"{folder}/{file}#{shown(fragment)}" if folder else f"{file}#{shown(fragment)}"
+
+
+def shown(pointer: str) -> str:
+    """``pointer`` as a message shows it: a character that is not printable (a line break, a
+    terminal's escape, a bidirectional override) as its Python escape, so that the tokens a
+    document chose cannot break the message's line or disguise it."""
+    return terminal_text(pointer, lines=False)
 
 
 def references(node: Any, pointer: str = "") -> Iterator[tuple[str, str]]:

@@ -14,6 +14,8 @@ from pathlib import Path
 from .changes import changelog
 from .changes.diff import Change, diff_documents
 from .errors import GeneratorError, RevisionError
+from .literals import terminal_text
+from .pointer import locate
 from .reading import ir
 from .reading.revisions import (
     Revision,
@@ -53,7 +55,7 @@ def add_revision(
         source=str(document),
     )
     for line in result.notes:
-        print(f"normalised {line}")
+        print(terminal_text(f"normalised {line}"))
     target = spec_dir / f"{revision_id}.yaml"
     header = f"# Revision {revision_id} of the API, from {document.name}.\n"
     text = header + dump_yaml(result.document)
@@ -63,7 +65,7 @@ def add_revision(
     problems = validate_document(parse_yaml(text, source), source)
     if problems:
         for problem in problems:
-            print(problem)
+            print(terminal_text(str(problem)))
         raise GeneratorError(
             f"{document} is not valid, normalised as revision {revision_id}; spec/ is unchanged"
         )
@@ -82,22 +84,24 @@ def add_revision(
             "elsewhere too; its package gets a new patch version)"
         )
     for line in dropped_additions(index, changes):
-        print(f"warning: {line}", file=sys.stderr)
+        _warn(line)
     rules = resolve(new.document, load_field_roles(spec_dir))
     for field in rules.unassigned:
-        print(
-            f"warning: {new.file}#{field.pointer}: the request field `{field.path}` has no role "
-            f"in the local reference ({field.reason})",
-            file=sys.stderr,
+        _warn(
+            f"{locate(str(new.file), field.pointer)}: the request field `{field.path}` has no "
+            f"role in the local reference ({field.reason})"
         )
     statuses = load_statuses(spec_dir)
     for pointer, value in unclassified(new.document, rules.operation, statuses):
-        print(
-            f"warning: {new.file}#{pointer}: the status value `{value}` has no entry in "
-            f"{spec_dir / STATUSES_FILE}; give it its kind there",
-            file=sys.stderr,
+        _warn(
+            f"{locate(str(new.file), pointer)}: the status value `{value}` has no entry in "
+            f"{spec_dir / STATUSES_FILE}; give it its kind there"
         )
     return new
+
+
+def _warn(text: str) -> None:
+    print(terminal_text(f"warning: {text}"), file=sys.stderr)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..caching import Store, digest
 from ..errors import SpecError
-from ..pointer import join, locate, references, split
+from ..pointer import join, locate, references, shown, split
 from .loader import load_yaml, read_referenced, referenced_file
 from .parser import parse_document
 
@@ -34,7 +34,7 @@ class Problem:
     def __str__(self) -> str:
         pointer = self.pointer or "/"
         if pointer.startswith("/"):  # in the document
-            return f"{self.source}#{pointer}: {self.message}"
+            return f"{self.source}#{shown(pointer)}: {self.message}"
         return f"{locate(self.source, pointer)}: {self.message}"  # in a file it reads
 
 
