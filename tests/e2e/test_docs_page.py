@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from support.paths import ROOT, SEEDS
 
 GENERATED = ROOT / "generated"
@@ -43,7 +45,8 @@ def test_older_pages_show_their_own_fields_and_history():
     assert "- **2026-08-04**" not in page
 
 
-def test_package_readme_examples_run_against_a_server(tmp_path):
+@pytest.mark.parametrize("package", sorted(GENERATED.iterdir()), ids=lambda path: path.name)
+def test_package_readme_examples_run_against_a_server(tmp_path, package):
     """Every python block of every package README runs, the client part against loopback."""
     import os
     import re
@@ -52,37 +55,36 @@ def test_package_readme_examples_run_against_a_server(tmp_path):
 
     from support.loopback import LoopbackServer, Reply
 
-    for package in sorted(GENERATED.iterdir()):
-        readme = (package / "README.md").read_text(encoding="utf-8")
-        blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
-        assert len(blocks) >= 2, package.name
-        with LoopbackServer() as server:
-            server.script(
-                Reply(200, {"id": "op-1", "status": "TRAINING_OPERATION_STATUS_PENDING"}),
-                Reply(
-                    200,
-                    {
-                        "id": "op-1",
-                        "status": "TRAINING_OPERATION_STATUS_COMPLETED",
-                        "output": {"step": "1"},
-                    },
-                ),
-            )
-            result = subprocess.run(
-                [sys.executable, "-c", "\n".join(blocks)],
-                cwd=tmp_path,
-                env={
-                    **os.environ,
-                    "PYTHONPATH": str(package),
-                    "TOGETHER_API_KEY": "k",
-                    "TOGETHER_BASE_URL": server.url,
+    readme = (package / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    assert len(blocks) >= 2, package.name
+    with LoopbackServer() as server:
+        server.script(
+            Reply(200, {"id": "op-1", "status": "TRAINING_OPERATION_STATUS_PENDING"}),
+            Reply(
+                200,
+                {
+                    "id": "op-1",
+                    "status": "TRAINING_OPERATION_STATUS_COMPLETED",
+                    "output": {"step": "1"},
                 },
-                capture_output=True,
-                text=True,
-            )
-        assert result.returncode == 0, f"{package.name}: {result.stderr}"
-        assert "completed:" in result.stdout
-        assert [s.method for s in server.seen] == ["POST", "GET"]
+            ),
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", "\n".join(blocks)],
+            cwd=tmp_path,
+            env={
+                **os.environ,
+                "PYTHONPATH": str(package),
+                "TOGETHER_API_KEY": "k",
+                "TOGETHER_BASE_URL": server.url,
+            },
+            capture_output=True,
+            text=True,
+        )
+    assert result.returncode == 0, f"{package.name}: {result.stderr}"
+    assert "completed:" in result.stdout
+    assert [s.method for s in server.seen] == ["POST", "GET"]
 
 
 def test_pages_show_defaults_and_formats():
