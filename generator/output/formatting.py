@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..caching import Store
 from ..literals import LINE_LENGTH
+from .statements import statements_holding
 
 if TYPE_CHECKING:
     import black
@@ -217,22 +218,29 @@ _Span = tuple[int, int, int]
 and the indentation in levels of four spaces."""
 
 
-def _spans(source: str, lines: list[str]) -> list[_Span] | None:
+def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> list[_Span] | None:
     """The pieces of ``source`` black must format: for each line that is too long, the innermost
     statement that holds it, with its decorators. A line of a string statement needs nothing but
     the last line of a docstring (where black may move the closing quotes), nor a comment at the
     margin (black does not wrap comments); a one-line block or an ``elif`` is formatted with the
     statement around it. ``None`` where ``ast`` cannot read the text, or only the whole text
-    holds a long line: black formats the whole text."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    holds a long line: black formats the whole text.
+
+    The statements are those of ``tree`` where it is given (the whole text parsed), else only the
+    top-level statements that hold a long line, each parsed alone (see
+    :func:`~generator.output.statements.statements_holding`: the same statements, without
+    parsing megabytes of the rest), else the whole text parsed."""
+    long = [number for number, line in enumerate(lines, start=1) if _too_long(line)]
+    if tree is None:
+        tree = statements_holding(source, lines, long)
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
     spans: set[_Span] = set()
     index = _Index(tree)
-    for number, line in enumerate(lines, start=1):
-        if not _too_long(line):
-            continue
+    for number in long:
         chain = index.holding(number)
         if chain and _is_string(chain[-1]) and not _docstring_end(chain, tree, number):
             continue  # black changes nothing on the lines of a string statement

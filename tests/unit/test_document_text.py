@@ -1,25 +1,19 @@
 """Text from a document never becomes code or markup: whatever a document's strings hold (quotes,
 triple quotes, backslashes, newlines, U+2028, NUL, braces, ``%``, lone surrogates, code that
 would run if it were spliced, 10,000 characters), its package either renders or is refused with
-a located error. A package that renders parses on every supported Python, holds no name, call or
-import the generator did not write, runs nothing from the document when imported, sends each
-path with the document's literal text percent-encoded, and its TOML, YAML and Markdown hold the
-text as text."""
+a located error. A package that renders parses with Python 3.10's grammar (and with the older
+interpreters themselves: tests/e2e/test_document_text_pythons.py), holds no name, call or import
+the generator did not write, runs nothing from the document when imported, sends each path with
+the document's literal text percent-encoded, and its TOML, YAML and Markdown hold the text as
+text."""
 
 from __future__ import annotations
 
-import ast
 import builtins
 import contextlib
-import functools
 import inspect
 import itertools
-import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 import tomllib
 import urllib.parse
 from pathlib import Path
@@ -30,12 +24,13 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from markdown_it import MarkdownIt
 
-from generator.errors import GeneratorError
-from generator.output.document import render_one_document
-from generator.output.package import PackageInfo
-from generator.reading.parser import parse_document
-from support.audits import watched
-from support.packages import load_package
+from support.generatedcode import (
+    SAFE_BUILTINS,
+    assert_only_generator_code,
+    import_without_effects,
+    one_path_document,
+    render,
+)
 
 PAYLOADS = [
     '"',
@@ -167,128 +162,6 @@ def hostile_document(draw: st.DrawFn) -> dict:
 documents = st.composite(hostile_document)
 
 
-def render(tmp_path: Path, raw: dict, name: str) -> Path | None:
-    """The package of ``raw`` written under ``tmp_path`` (``None``: refused, with its place)."""
-    source = tmp_path / f"{name}.json"
-    source.write_text(json.dumps(raw))
-    try:
-        doc = parse_document(raw, source=str(source), lenient=True)
-        info = PackageInfo(name, name.replace("_", "-"), "the hostile API", False)
-        rendering = render_one_document(source, doc, info)
-    except GeneratorError as exc:
-        assert "#/" in str(exc) or str(source) in str(exc), exc
-        return None
-    out = tmp_path / "out"
-    for relative, content in rendering.files.items():
-        target = out / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
-    return out
-
-
-# -- what the generator writes, and nothing else ---------------------------------------------------
-
-SAFE_BUILTINS = frozenset(
-    {"bool", "bytes", "classmethod", "dict", "float", "frozenset", "int", "list", "object", "str"}
-    | {"tuple", "type", "property", "staticmethod", "super", "isinstance", "len", "__name__"}
-)
-"""The built-in names generated modules may use: none of them runs or reads anything."""
-
-ALLOWED_MODULES = ("__future__", "collections.abc", "dataclasses", "enum", "typing")
-"""What the modules of a document's package import, besides their own package."""
-
-MODULE_STATEMENTS = (
-    ast.Import,
-    ast.ImportFrom,
-    ast.ClassDef,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.Assign,
-    ast.AnnAssign,
-)
-
-
-def generated_modules(package: Path) -> dict[Path, str]:
-    """The modules the generator rendered (the vendored runtime is a copy, not rendered)."""
-    return {
-        path: path.read_text()
-        for path in sorted(package.rglob("*.py"))
-        if "_runtime" not in path.relative_to(package).parts
-    }
-
-
-def bound_names(tree: ast.AST) -> set[str]:
-    """Every name a module binds: classes, functions, arguments, targets, imports."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return names
-
-
-def assert_only_generator_code(package: Path, import_name: str) -> None:
-    modules = generated_modules(package)
-    trees = {path: ast.parse(text, feature_version=(3, 10)) for path, text in modules.items()}
-    bound = set().union(*map(bound_names, trees.values()))
-    for path, tree in trees.items():
-        compile(tree, str(path), "exec")
-        for (
-            statement
-        ) in tree.body:  # a string alone is a docstring (of the module, or the name before)
-            docstring = isinstance(statement, ast.Expr) and isinstance(
-                statement.value, ast.Constant
-            )
-            assert docstring or isinstance(statement, MODULE_STATEMENTS), (
-                path,
-                ast.dump(statement),
-            )
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                assert node.id in bound or node.id in SAFE_BUILTINS, (path, node.id)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                assert node.module in ALLOWED_MODULES, (path, node.module)
-            elif isinstance(node, ast.Import):
-                raise AssertionError(f"{path}: import {[a.name for a in node.names]}")
-            elif isinstance(node, ast.Attribute):
-                assert not node.attr.startswith("__"), (path, node.attr)
-
-
-# -- importing runs nothing --------------------------------------------------------------------------
-
-_FORBIDDEN_EVENTS = ("os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn")
-_FORBIDDEN_EVENTS += ("socket.connect", "socket.getaddrinfo", "ctypes.", "urllib.Request")
-_FORBIDDEN_EVENTS += ("builtins.input", "os.remove", "os.rename", "shutil.")
-
-
-def import_without_effects(out: Path, name: str, alias: str):
-    """The package, imported while every audit event is watched: nothing may run a process,
-    open a socket, or open a file outside the package's folder. The import writes no bytecode
-    cache, which would be the interpreter's own doing (a rename into ``__pycache__``), not the
-    package's."""
-    writes_bytecode = sys.dont_write_bytecode
-    sys.dont_write_bytecode = True
-    try:
-        with watched() as events:
-            module = load_package(out, name, alias)
-    finally:
-        sys.dont_write_bytecode = writes_bytecode
-    readable = [(out / name).resolve(), *(Path(p).resolve() for p in sys.path if p)]
-    for event, args in events:
-        assert not event.startswith(_FORBIDDEN_EVENTS), (event, args)
-        if event == "open" and isinstance(args[0], (str, Path)):  # modules, and nothing else
-            opened = Path(args[0]).resolve()
-            assert any(opened.is_relative_to(folder) for folder in readable), (event, args)
-    return module
-
-
 # -- the path on the wire ----------------------------------------------------------------------------
 
 _UNRESERVED = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]")
@@ -405,31 +278,6 @@ def test_hostile_text_stays_text(tmp_path_factory, raw):
     assert_markup_holds_text(out / name, raw)
 
 
-def _document(path: str, **parameter) -> dict:
-    schema = {"type": "object", "properties": {"id": {"type": "string"}}}
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "t", "version": "1"},
-        "servers": [{"url": "https://api.example.com"}],
-        "paths": {
-            path: {
-                "post": {
-                    "operationId": "call",
-                    "parameters": [
-                        {"name": "item_id", "in": "path", "required": True, **parameter}
-                    ],
-                    "responses": {
-                        "200": {
-                            "description": "ok",
-                            "content": {"application/json": {"schema": schema}},
-                        }
-                    },
-                }
-            }
-        },
-    }
-
-
 KNOWN_PAYLOADS = [
     "/items/{item_id}/\"+__import__('os').system('touch /tmp/pwned')+\"",
     "/items/{item_id}/\n__import__('os').system('touch /tmp/pwned')\n",
@@ -442,7 +290,7 @@ KNOWN_PAYLOADS = [
 
 @pytest.mark.parametrize("path", KNOWN_PAYLOADS)
 def test_a_path_that_would_run_code_is_only_a_path(tmp_path, path):
-    raw = _document(path, schema={"type": "string"})
+    raw = one_path_document(path, schema={"type": "string"})
     name = f"known_path_{KNOWN_PAYLOADS.index(path)}"
     out = render(tmp_path, raw, name)
     assert out is not None
@@ -457,7 +305,7 @@ def test_a_path_that_would_run_code_is_only_a_path(tmp_path, path):
 
 @pytest.mark.parametrize("path", ["/items/{item_id}/{{x}}", "/items/{item_id}}", "/{item_id}/{"])
 def test_braces_a_path_cannot_mean_are_refused_at_the_operation(tmp_path, path):
-    raw = _document(path, schema={"type": "string"})
+    raw = one_path_document(path, schema={"type": "string"})
     name = f"braces_{len(path)}"
     out = render(tmp_path, raw, name)
     if out is None:  # refused, at its place (render checks the message)
@@ -469,77 +317,6 @@ def test_braces_a_path_cannot_mean_are_refused_at_the_operation(tmp_path, path):
     module.Client(api_key="k", transport=transport).call(VALUE)
     expected = rfc3986_path(path).replace("%7Bitem_id%7D", "v%20a%2Fb")
     assert sent[0].url.raw_path.decode() == expected
-
-
-CONSTRAINED = {
-    "enum": ({"type": "string", "enum": ["a", 'b"', "c'"]}, "z"),
-    "pattern": ({"type": "string", "pattern": "^[a-z\"']+$"}, "A1"),
-    "const": ({"type": "string", "const": "a"}, "b"),
-    "maxLength": ({"type": "string", "maxLength": 3}, "abcd"),
-}
-"""A path parameter's schema with checks, and a value they refuse."""
-
-
-@pytest.mark.parametrize("keyword", sorted(CONSTRAINED))
-def test_a_constrained_path_parameter_parses_on_every_supported_python(tmp_path, keyword):
-    """Before Python 3.12 an f-string's replacement field may hold no double quote or backslash:
-    a path parameter's checks (an enum's values, a pattern) are then outside any f-string."""
-    name = f"constrained_{keyword.lower()}"
-    schema, refused = CONSTRAINED[keyword]
-    out = render(tmp_path, _document("/items/{item_id}", schema=schema), name)
-    assert out is not None
-    assert_only_generator_code(out / name, name)
-    client = (out / name / "_client.py").read_text()
-    for python in older_pythons():
-        compiled = subprocess.run(
-            [*python, "-c", "import ast, sys; ast.parse(sys.stdin.read())"],
-            input=client,
-            capture_output=True,
-            text=True,
-            env=python_environment(),
-        )
-        assert compiled.returncode == 0, (python, compiled.stderr)
-    module = import_without_effects(out, name, f"{name}_{tmp_path.name}")
-    sent = []
-    transport = httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200, json={}))
-    module.Client(api_key="k", transport=transport).call("a")
-    assert sent[0].url.raw_path == b"/items/a"
-    with pytest.raises(module.ValidationError):
-        module.Client(api_key="k", transport=transport).call(refused)
-
-
-@functools.cache
-def python_environment() -> dict[str, str]:
-    """The environment with every interpreter pyenv manages selected, where pyenv does (its
-    shims find only the selected versions otherwise): asked once a test process."""
-    environment = dict(os.environ)
-    if shutil.which("pyenv"):
-        versions = subprocess.run(
-            ["pyenv", "versions", "--bare"], capture_output=True, text=True, check=False
-        ).stdout.split()
-        environment["PYENV_VERSION"] = ":".join(versions)
-    return environment
-
-
-@functools.cache
-def older_pythons() -> list[list[str]]:
-    """The interpreters on this machine older than 3.12 that the packages support (3.10 and
-    3.11), whose parser holds an f-string's replacement fields to the old rules: found once a
-    test process."""
-    found = []
-    for version in ("3.10", "3.11"):
-        command = shutil.which(f"python{version}")
-        if command is None:
-            continue
-        probe = subprocess.run(
-            [command, "-c", "import sys; print(sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-            env=python_environment(),
-        )
-        if probe.returncode == 0:
-            found.append([command])
-    return found
 
 
 def test_builtins_the_check_allows_run_nothing():

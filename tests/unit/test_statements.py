@@ -1,0 +1,128 @@
+"""Formatting parses only the top-level statements that hold a long line: they, and so the pieces
+black gets, are those of the whole text's parse, whatever strings, brackets, comments, clauses
+and decorators the text holds at the margin; a text the lexer cannot cut is parsed whole."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from generator.output import formatting
+from generator.output.document import render_document
+from generator.output.package import PackageInfo, load_templates
+from generator.output.statements import statements_holding
+from generator.reading.loader import load_yaml
+from generator.reading.parser import parse_document
+from generator.reading.revisions import Revision
+from support.golden import documents
+
+LONG = "x" * 120
+
+TRICKY = f'''"""A module docstring whose lines sit at the margin and look like code:
+x = [
+def not_code(): {LONG}
+"""
+
+from __future__ import annotations
+
+import a  # a quote ' and a bracket ( in a comment
+
+
+@decorator(
+    "{LONG}",
+)
+@other
+class A:
+    """doc {LONG}"""
+
+    x: int = 1
+    y: str = "{LONG}"
+
+
+if a:
+    pass
+else:
+    value = "{LONG}"
+try:
+    pass
+except E:
+    pass
+finally:
+    pass
+y = 1 + \\
+2
+z = (
+1,
+"{LONG}",
+)
+s = """
+multi {LONG}
+line
+"""
+t = 'a' "b" f"{{x['k']}}"; u = "{LONG}"
+# a comment at the margin that is long {LONG}
+'''
+
+
+def holding(tree: ast.Module, number: int) -> list[str]:
+    return [
+        ast.dump(node, include_attributes=True) for node in formatting._Index(tree).holding(number)
+    ]
+
+
+def test_the_statements_holding_each_line_are_the_whole_parse_s():
+    lines = TRICKY.split("\n")
+    whole = ast.parse(TRICKY)
+    for number in range(1, len(lines) + 1):
+        cut = statements_holding(TRICKY, lines, [number])
+        assert cut is not None
+        assert ast.dump(cut.body[0], include_attributes=True) == ast.dump(
+            whole.body[0], include_attributes=True
+        )
+        assert holding(cut, number) == holding(whole, number), (number, lines[number - 1])
+
+
+def test_the_pieces_are_those_of_the_whole_parse():
+    lines = TRICKY.split("\n")
+    assert formatting._spans(TRICKY, lines) == formatting._spans(
+        TRICKY, lines, tree=ast.parse(TRICKY)
+    )  # none: two statements share a long line, so black formats the whole text
+    alone = TRICKY.replace("t = 'a' \"b\" f\"{x['k']}\"; u =", "u =")
+    lines = alone.split("\n")
+    spans = formatting._spans(alone, lines)
+    assert spans and spans == formatting._spans(alone, lines, tree=ast.parse(alone))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = 'unclosed\ny = 1\n",  # a quote the lexer cannot close
+        "x = (1,\ny = 2\n",  # a bracket that never closes
+        "x = 1)\n",  # one that closes nothing
+    ],
+)
+def test_a_text_the_lexer_cannot_cut_has_no_answer(text):
+    assert statements_holding(text, text.split("\n"), [1]) is None
+
+
+def test_a_statement_that_does_not_parse_alone_has_no_answer():
+    text = "def f(:\n    pass\n"
+    assert statements_holding(text, text.split("\n"), [1]) is None
+
+
+def rendered_python(document: Path) -> list[str]:
+    doc = parse_document(load_yaml(document), source=str(document), lenient=True)
+    info = PackageInfo("golden", "golden", "the API", False)
+    files = render_document(load_templates(), Revision.of_document(doc, document), info, "1.0.0")
+    return [text for path, (_, text) in files.rendered.items() if path.endswith(".py")]
+
+
+@pytest.mark.parametrize("document", documents(), ids=lambda path: path.name)
+def test_the_pieces_of_every_rendered_module_are_those_of_the_whole_parse(document):
+    for text in rendered_python(document):
+        lines = text.split("\n")
+        assert formatting._spans(text, lines) == formatting._spans(
+            text, lines, tree=ast.parse(text)
+        )
