@@ -33,6 +33,7 @@ revision, the identical one, as the next) and runs the whole suite.
 from __future__ import annotations
 
 import argparse
+import compileall
 import copy
 import datetime
 import hashlib
@@ -826,7 +827,18 @@ def copy_project(target: Path) -> Path:
     shared = ROOT.parent / "shared"
     if shared.is_dir() and not (target.parent / "shared").exists():
         (target.parent / "shared").symlink_to(shared)
-    return target
+    return compiled(target)
+
+
+def compiled(project: Path) -> Path:
+    """``project`` with the bytecode of its generator and runtime written, as an installed
+    package has it: each process in the copy then starts as one of the project does, where
+    ``PYTHONDONTWRITEBYTECODE`` would have every one of them compile both again. A file changed
+    later is compiled again when it is imported, as Python checks each file's bytecode."""
+    for folder in (project / "generator", project / "runtime" / "together_rl_runtime"):
+        if folder.is_dir():
+            compileall.compile_dir(folder, quiet=1)
+    return project
 
 
 def environment(project: Path, env: dict[str, str] | None = None) -> dict[str, str]:

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from generator.reading.revisions import load_index
-from support.nextrevision import environment
+from support.nextrevision import compiled, environment
 from support.paths import ROOT
 
 PROJECT_PARTS = ("generator", "runtime", "templates", "spec", "generated")
@@ -39,7 +39,7 @@ def copy_project(target: Path) -> Path:
         shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("README.md", "COMPATIBILITY.md"):
         shutil.copy(ROOT / name, target / name)
-    return target
+    return compiled(target)
 
 
 def released_copy(target: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
