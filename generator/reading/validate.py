@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..caching import Store, digest
 from ..errors import SpecError
 from ..pointer import join, locate, references, shown, split
+from .compiled import PreChecked, meta_check
 from .loader import load_yaml, read_referenced, referenced_file
 from .parser import parse_document
 
@@ -97,16 +98,23 @@ def known_problems(path: Path, cache_dir: Path | None) -> list[Problem] | None:
 
 @functools.cache
 def _validator_versions() -> dict[str, str]:
-    """What the findings depend on besides the document: the validator's version, that of the
-    JSON Schema library under it, this module (which words them) and the loader (whose rule
-    says what a reference may read)."""
+    """What the findings depend on besides the document: the validator's version, those of the
+    JSON Schema libraries under it (jsonschema's, and the compiled one's where it is installed),
+    this module (which words them), the compiled check's and the loader (whose rule says what a
+    reference may read)."""
     from importlib import metadata
 
     here = Path(__file__).parent
+    try:
+        compiled = metadata.version("jsonschema-rs")
+    except metadata.PackageNotFoundError:
+        compiled = "none"
     return {
         "openapi-spec-validator": metadata.version("openapi-spec-validator"),
         "jsonschema": metadata.version("jsonschema"),
+        "jsonschema-rs": compiled,
         "validate.py": digest((here / "validate.py").read_bytes()),
+        "compiled.py": digest((here / "compiled.py").read_bytes()),
         "loader.py": digest((here / "loader.py").read_bytes()),  # what references may read
     }
 
@@ -401,15 +409,33 @@ def _linear(validator: type[SpecValidator]) -> type[SpecValidator]:
             self.visited_schema_ids = _SeenIds()
             self.meta_checked_schema_ids = _SeenIds()
 
+        def _validate_schema_meta(self, schema: Any, schema_value: Any) -> Any:
+            try:
+                checker = self._get_schema_checker(schema, schema_value)
+            except ValueError:  # an unknown dialect: the validator words it
+                checker = None
+            if checker is not None and meta_check(checker)(schema_value):
+                return None
+            return super()._validate_schema_meta(schema, schema_value)
+
     keywords = {**validator.keyword_validators, "schema": SchemaValidator}
     return type(
         validator.__name__,
         (validator,),
         {
             "keyword_validators": {k: _placing(k, v) for k, v in keywords.items()},
-            "schema_validator": _crawled(validator.schema_validator),
+            "schema_validator": PreChecked(_crawled(_python_validator(validator))),
         },
     )
+
+
+def _python_validator(validator: type[SpecValidator]) -> Any:
+    """jsonschema's validator of the OpenAPI schema ``validator`` checks documents against,
+    whatever backend openapi-spec-validator is set to (its findings are jsonschema's)."""
+    from jsonschema.validators import validator_for  # type: ignore[import-untyped]
+
+    schema = dict(validator.schema_validator.schema)
+    return validator_for(schema)(schema)
 
 
 def _placing(keyword: str, keyword_validator: type[Any]) -> type[Any]:

@@ -1,0 +1,266 @@
+"""A compiled JSON Schema check (jsonschema-rs) in front of jsonschema, for the validator's two
+costly checks: the document against the OpenAPI schema, and each schema of the document against
+its dialect's meta-schema.
+
+Only validity is asked of the compiled validator. Where it finds the value valid, jsonschema is
+not run: on a valid document that is most of the validator's time saved. Where it finds the
+value invalid, cannot read it (a key that is not a string, a value JSON has no type for), or
+raises, jsonschema checks it as before, so that every finding keeps jsonschema's words and
+place. Both are given the same meta-schema and the same format checks: each format named in the
+meta-schemas is checked by jsonschema's own format checker, or by none where jsonschema's has
+none. The two regular-expression engines (Rust's for the compiled one, Python's ``re``) are the
+one place they could differ; ``tests/unit/test_compiled_check.py`` holds the findings equal on
+documents with mutations at every place.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+
+class PreChecked:
+    """A jsonschema validator of an OpenAPI document (``iter_errors`` of the document), with the
+    compiled validator of the same schema asked first."""
+
+    def __init__(self, validator: Any) -> None:
+        self._validator = validator
+        self._valid = compiled(validator.schema, None)
+        self.schema = validator.schema
+
+    def iter_errors(self, instance: Any) -> Iterator[Any]:
+        if not self._valid(instance):
+            yield from self._validator.iter_errors(instance)
+
+
+def compiled(schema: Any, format_checker: Any) -> Callable[[Any], bool]:
+    """Whether a value is valid against ``schema`` by the compiled validator, with the formats
+    that ``format_checker`` (jsonschema's; ``None``: no format asserted) checks and the
+    patterns meaning what they mean to Python (:func:`_as_python_reads`); ``False`` where it
+    cannot say (a pattern it cannot give Python's meaning, a validator it cannot build, a value
+    it cannot read)."""
+    try:
+        import jsonschema_rs
+    except ImportError:  # not installed: jsonschema checks everything
+        return _never
+    try:
+        validator = jsonschema_rs.validator_for(
+            _with_python_patterns(schema),
+            validate_formats=format_checker is not None,
+            formats=None if format_checker is None else _formats(format_checker),
+            registry=_registry(),
+            offline=True,
+        )
+    except Exception:  # a schema it cannot compile (a pattern untranslated): left to jsonschema
+        return _never
+
+    def valid(value: Any) -> bool:
+        try:
+            return bool(validator.is_valid(value))
+        except Exception:  # a value it cannot read (a key that is not a string, a date...)
+            return False
+
+    return valid
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+@functools.cache
+def _resources() -> tuple[tuple[str, Any], ...]:
+    """The meta-schemas jsonschema resolves the OpenAPI dialects' references in (the JSON Schema
+    drafts' and OpenAPI's, as openapi-schema-validator registers them), by URI."""
+    from openapi_schema_validator._specifications import REGISTRY
+
+    return tuple((uri, REGISTRY.contents(uri)) for uri in REGISTRY)
+
+
+@functools.cache
+def _registry() -> Any:
+    import jsonschema_rs
+
+    builtin = ("http://json-schema.org/", "https://json-schema.org/")
+    return jsonschema_rs.Registry(
+        [
+            (uri, _with_python_patterns(contents))
+            for uri, contents in _resources()
+            if not uri.startswith(builtin)
+        ]
+    )
+
+
+def _formats(format_checker: Any) -> dict[str, Callable[[str], bool]]:
+    """A check for each format any meta-schema names: ``format_checker``'s where it has one,
+    else none (a format jsonschema does not check is not checked here either)."""
+    names = {name for _, contents in _resources() for name in _format_names(contents)}
+    return {name: functools.partial(_conforms, format_checker, name) for name in sorted(names)}
+
+
+def _conforms(format_checker: Any, name: str, value: str) -> bool:
+    return bool(format_checker.conforms(value, name))
+
+
+def _format_names(node: Any) -> Iterator[str]:
+    todo = [node]
+    while todo:
+        here = todo.pop()
+        if isinstance(here, dict):
+            if isinstance(here.get("format"), str):
+                yield here["format"]
+            todo.extend(here.values())
+        elif isinstance(here, list):
+            todo.extend(here)
+
+
+def meta_check(checker: Any) -> Callable[[Any], bool]:
+    """The compiled form of ``checker``, a schema check openapi-spec-validator makes
+    (``check_schema`` of an openapi-schema-validator class, with or without a format checker):
+    the same meta-schema and formats. Any other check is never found valid here (jsonschema
+    makes it)."""
+    from openapi_schema_validator.validators import check_openapi_schema
+
+    keywords = getattr(checker, "keywords", {})
+    method = getattr(checker, "func", checker)
+    owner = getattr(method, "__self__", None)
+    if (
+        owner is None
+        or getattr(method, "__func__", None) is not check_openapi_schema
+        or set(keywords) - {"format_checker"}
+    ):
+        return _never
+    return _compiled_meta(owner, keywords.get("format_checker", owner.FORMAT_CHECKER))
+
+
+@functools.cache
+def _compiled_meta(owner: Any, format_checker: Any) -> Callable[[Any], bool]:
+    """The compiled check of ``owner``'s meta-schema. The drafts' own meta-schemas are built
+    into the compiled validator, with their patterns as its engine reads them: a schema is
+    found valid there only where each value those patterns check is plain text (ASCII, no line
+    break), which both engines read alike."""
+    valid = compiled(owner.META_SCHEMA, format_checker)
+    checked = _builtin_pattern_keys(str(owner.META_SCHEMA.get("$schema", "")))
+    if not checked:
+        return valid
+    return lambda schema: _plain_at(schema, checked) and valid(schema)
+
+
+def _builtin_pattern_keys(draft: str) -> frozenset[str]:
+    """The keywords whose values the meta-schemas of the draft ``draft`` (its URI) hold to a
+    pattern: those of its ``properties`` with a ``pattern``, or a local ``$ref`` to one."""
+    folder = draft.rstrip("#").removesuffix("schema")
+    keys: set[str] = set()
+    for uri, contents in _resources():
+        if not (folder and uri.startswith(folder) and isinstance(contents, dict)):
+            continue
+        definitions = contents.get("$defs", contents.get("definitions", {}))
+        for key, schema in (contents.get("properties") or {}).items():
+            target = schema.get("$ref", "") if isinstance(schema, dict) else ""
+            named = definitions.get(target.rpartition("/")[2], {}) if "/" in target else {}
+            if isinstance(schema, dict) and ("pattern" in schema or "pattern" in named):
+                keys.add(key)
+    return frozenset(keys)
+
+
+def _plain_at(node: Any, keys: frozenset[str]) -> bool:
+    """Whether every string at one of ``keys`` in ``node`` is ASCII without a line break."""
+    todo = [node]
+    while todo:
+        here = todo.pop()
+        if isinstance(here, dict):
+            for key, value in here.items():
+                if key in keys and isinstance(value, str) and not _plain(value):
+                    return False
+                todo.append(value)
+        elif isinstance(here, list):
+            todo.extend(here)
+    return True
+
+
+def _plain(text: str) -> bool:
+    return text.isascii() and "\n" not in text and "\r" not in text
+
+
+class _Untranslatable(Exception):
+    """A pattern with a construct :func:`_as_python_reads` does not translate."""
+
+
+def _with_python_patterns(node: Any) -> Any:
+    """``node`` (a schema) with each ``pattern`` and each key of ``patternProperties`` as
+    :func:`_as_python_reads` writes it."""
+    if isinstance(node, list):
+        return [_with_python_patterns(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    copied: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "pattern" and isinstance(value, str):
+            copied[key] = _as_python_reads(value)
+        elif key == "patternProperties" and isinstance(value, dict):
+            copied[key] = {
+                _as_python_reads(name): _with_python_patterns(inner)
+                for name, inner in value.items()
+            }
+        else:
+            copied[key] = _with_python_patterns(value)
+    return copied
+
+
+def _as_python_reads(pattern: str) -> str:
+    """``pattern`` written for the compiled validator's engine so that it matches what Python's
+    ``re.search`` (jsonschema's) matches: ``$`` also before a final newline, ``.`` any
+    character but a newline (the compiled engine's also refuses a carriage return and the
+    Unicode line separators), ``\\d`` the decimal digits of Python's Unicode tables. Character
+    classes of plain characters and ranges, groups, alternatives and quantifiers mean the same
+    to both; any other escape or construct raises :class:`_Untranslatable`."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            escaped = pattern[i + 1 : i + 2]
+            if escaped == "d":
+                out.append(f"[{_DIGITS}]")
+            elif escaped and not escaped.isalnum():
+                out.append(pattern[i : i + 2])  # an escaped symbol: the symbol itself
+            else:
+                raise _Untranslatable(pattern)
+            i += 2
+        elif char == "[":
+            end = i + 1 + (pattern[i + 1 : i + 2] == "^")
+            end += pattern[end : end + 1] == "]"  # a ] first in a class is itself
+            while end < len(pattern) and pattern[end] != "]":
+                if pattern[end] == "\\":
+                    if pattern[end + 1 : end + 2].isalnum():
+                        raise _Untranslatable(pattern)
+                    end += 1
+                elif pattern[end] == "[":
+                    raise _Untranslatable(pattern)  # a nested class or a POSIX class
+                end += 1
+            if end >= len(pattern):
+                raise _Untranslatable(pattern)
+            out.append(pattern[i : end + 1])
+            i = end + 1
+        elif char == "(" and pattern[i + 1 : i + 2] == "?" and pattern[i + 2 : i + 3] != ":":
+            raise _Untranslatable(pattern)  # a lookaround, a named group, a flag
+        else:
+            out.append({"$": "(?:\\n?$)", ".": "[^\\n]"}.get(char, char))
+            i += 1
+    return "".join(out)
+
+
+def _digit_ranges() -> str:
+    """The characters ``\\d`` matches in a Python ``str`` pattern, as the ranges of a class."""
+    ranges: list[str] = []
+    start = previous = -2
+    for code in [c for c in range(0x110000) if chr(c).isdecimal()] + [-1]:
+        if code != previous + 1:
+            if start >= 0:
+                ranges.append(chr(start) if start == previous else f"{chr(start)}-{chr(previous)}")
+            start = code
+        previous = code
+    return "".join(ranges)
+
+
+_DIGITS = _digit_ranges()

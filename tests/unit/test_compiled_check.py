@@ -1,0 +1,228 @@
+"""The compiled check in front of jsonschema (``generator.reading.compiled``): the validator's
+findings are the same with it as without it, word for word and place for place, on documents
+with a mutation anywhere, and whatever backend openapi-spec-validator is set to."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import generator.reading.compiled as compiled
+from generator.reading import validate
+
+pytest.importorskip("jsonschema_rs")
+
+
+def document(version: str) -> dict[str, Any]:
+    """A small valid document with what the meta-schemas check: patterns, formats, defaults,
+    composition, references, parameters and responses."""
+    nullable = {"nullable": True} if version.startswith("3.0") else {}
+    return {
+        "openapi": version,
+        "info": {"title": "T", "version": "1", "contact": {"email": "a@b.c"}},
+        "paths": {
+            "/things/{id}": {
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                "post": {
+                    "operationId": "make",
+                    "requestBody": {
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/A"}}
+                        }
+                    },
+                    "responses": {
+                        "200": {
+                            "description": "ok",
+                            "content": {"application/json": {"schema": {"type": "integer"}}},
+                        }
+                    },
+                },
+            }
+        },
+        "components": {
+            "schemas": {
+                "A": {
+                    "type": "object",
+                    "required": ["b"],
+                    "properties": {
+                        "b": {"type": "string", "pattern": "^[a-z]+$", "default": "ab"},
+                        "c": {"type": "integer", "format": "int32", "minimum": 0, **nullable},
+                        "d": {"allOf": [{"$ref": "#/components/schemas/B"}]},
+                    },
+                    "additionalProperties": {"type": "number"},
+                },
+                "B": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}},
+            }
+        },
+    }
+
+
+VERSIONS = ["3.0.3", "3.1.0"]
+
+
+def findings(raw: Any) -> list[str]:
+    return [str(problem) for problem in validate.schema_problems(raw, "doc.yaml")]
+
+
+@pytest.fixture
+def without_compiled(monkeypatch):
+    """``findings`` with the compiled check left out (jsonschema checks everything), then put
+    back; the validators built either way are dropped."""
+
+    def uncompiled(raw: Any) -> list[str]:
+        validate._validator.cache_clear()
+        compiled._compiled_meta.cache_clear()
+        with monkeypatch.context() as patch:
+            patch.setattr(compiled, "compiled", lambda schema, formats: compiled._never)
+            try:
+                return findings(raw)
+            finally:
+                validate._validator.cache_clear()
+                compiled._compiled_meta.cache_clear()
+
+    return uncompiled
+
+
+def places(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [at]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += places(value, (*at, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += places(value, (*at, index))
+    return found
+
+
+tricky_text = st.sampled_from(
+    [
+        "(?<name>a)",  # a regular expression in ECMA's dialect, not Python's
+        "\\p{L}+",
+        "a$",
+        "[",
+        "x-a\n",
+        "$ref",
+        "#/components/schemas/A",
+        "http://example.com/ a",
+        "2020-01-01",
+        "200",
+        "1XX",
+        "",
+    ]
+) | st.text(max_size=6)
+values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([1.0, -1, 0])
+    | tricky_text,
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(
+        tricky_text
+        | st.sampled_from(["type", "pattern", "format", "$ref", "default", "nullable", "items"]),
+        inner,
+        max_size=3,
+    ),
+    max_leaves=8,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data(), version=st.sampled_from(VERSIONS))
+def test_a_mutated_document_has_the_same_findings_with_the_compiled_check(
+    data, version, without_compiled
+):
+    raw = document(version)
+    at = data.draw(st.sampled_from(places(raw)[1:]), label="place")
+    parent = raw
+    for step in at[:-1]:
+        parent = parent[step]
+    if isinstance(parent[at[-1]], dict) and data.draw(st.booleans(), label="add a key"):
+        parent[at[-1]][data.draw(tricky_text, label="key")] = data.draw(values, label="value")
+    else:
+        parent[at[-1]] = data.draw(values, label="value")
+    assert findings(raw) == without_compiled(copy.deepcopy(raw))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda a: a["properties"]["b"].update(pattern="(?<n>a)"), id="ecma-pattern"),
+        pytest.param(lambda a: a["properties"].update({200: {"type": "string"}}), id="int-key"),
+        pytest.param(lambda a: a.update(default=datetime.date(2020, 1, 1)), id="date"),
+        pytest.param(lambda a: a.update(minProperties=1.0), id="float-count"),
+        pytest.param(lambda a: a.update(maxLength=10**40), id="huge-count"),
+        pytest.param(
+            lambda a: a["properties"].update({"x-a\n": {"type": "integer"}}), id="newline"
+        ),
+        pytest.param(lambda a: a.update(type="nothing"), id="unknown-type"),
+    ],
+)
+def test_values_either_engine_could_read_otherwise_have_the_same_findings(
+    version, change, without_compiled
+):
+    raw = document(version)
+    change(raw["components"]["schemas"]["A"])
+    assert findings(raw) == without_compiled(copy.deepcopy(raw))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_deep_nesting_has_the_same_findings(version, without_compiled):
+    def deep() -> dict[str, Any]:
+        raw = document(version)
+        node: dict[str, Any] = raw["components"]["schemas"]["A"]
+        for _ in range(2_000):
+            node["items"] = {}
+            node = node["items"]
+        return raw
+
+    # where Python's stack runs out differs (jsonschema's descent of the OpenAPI schema, which
+    # the compiled check spares, or the schema checks after it): the finding is the same one, in
+    # the nested schema's part of the document
+    fast, slow = findings(deep()), without_compiled(deep())
+    where = "doc.yaml#/components"
+    for found in (fast, slow):
+        assert len(found) == 1 and found[0].startswith(where), found
+        assert ": RecursionError: maximum recursion depth exceeded" in found[0]
+
+
+@pytest.mark.parametrize("backend", ["jsonschema", "jsonschema-rs", "auto"])
+def test_findings_do_not_depend_on_the_validator_s_backend_setting(backend, monkeypatch):
+    """openapi-spec-validator picks its backend from the environment (jsonschema-rs's errors
+    have other words and no places): the findings are jsonschema's whatever it says."""
+    raw = document("3.0.3")
+    raw["info"].pop("version")
+    raw["components"]["schemas"]["A"]["type"] = "nothing"
+    expected = findings(raw)
+    assert expected
+    validate._validator.cache_clear()
+    monkeypatch.setenv("OPENAPI_SPEC_VALIDATOR_SCHEMA_VALIDATOR_BACKEND", backend)
+    try:
+        assert findings(raw) == expected
+    finally:
+        validate._validator.cache_clear()
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_valid_document_is_found_valid_by_the_compiled_check(version):
+    """The fast path is taken: without it the check would be correct and as slow as before."""
+    from openapi_schema_validator import OAS30Validator, OAS31Validator
+
+    raw = document(version)
+    assert findings(raw) == []
+    spec_validator = validate._validator("3.1" if version.startswith("3.1") else "3.0")
+    assert spec_validator.schema_validator._valid(raw)
+    owner = OAS31Validator if version.startswith("3.1") else OAS30Validator
+    checks = compiled.meta_check(owner.check_schema)
+    assert checks(raw["components"]["schemas"]["A"])
+    assert not checks({"type": "nothing"})
