@@ -8,9 +8,11 @@ value invalid, cannot read it (a key that is not a string, a value JSON has no t
 raises, jsonschema checks it as before, so that every finding keeps jsonschema's words and
 place. Both are given the same meta-schema and the same format checks: each format named in the
 meta-schemas is checked by jsonschema's own format checker, or by none where jsonschema's has
-none. The two regular-expression engines (Rust's for the compiled one, Python's ``re``) are the
-one place they could differ; ``tests/unit/test_compiled_check.py`` holds the findings equal on
-documents with mutations at every place.
+none. The two regular-expression engines (Rust's for the compiled one, Python's ``re``) read
+``$``, ``.`` and ``\\d`` differently: each pattern is rewritten to Python's meaning, and the
+patterns of the drafts' meta-schemas built into the compiled validator are trusted only on plain
+ASCII text. ``tests/unit/test_compiled_check.py`` holds the findings equal on documents with
+mutations at every place.
 """
 
 from __future__ import annotations
