@@ -223,7 +223,7 @@ def _as_python_reads(pattern: str) -> str:
         if char == "\\":
             escaped = pattern[i + 1 : i + 2]
             if escaped == "d":
-                out.append(f"[{_DIGITS}]")
+                out.append(f"[{_digit_ranges()}]")
             elif escaped and not escaped.isalnum():
                 out.append(pattern[i : i + 2])  # an escaped symbol: the symbol itself
             else:
@@ -252,8 +252,10 @@ def _as_python_reads(pattern: str) -> str:
     return "".join(out)
 
 
+@functools.cache
 def _digit_ranges() -> str:
-    """The characters ``\\d`` matches in a Python ``str`` pattern, as the ranges of a class."""
+    """The characters ``\\d`` matches in a Python ``str`` pattern, as the ranges of a class
+    (found once, when a pattern first needs them: a pass over every code point)."""
     ranges: list[str] = []
     start = previous = -2
     for code in [c for c in range(0x110000) if chr(c).isdecimal()] + [-1]:
@@ -263,6 +265,3 @@ def _digit_ranges() -> str:
             start = code
         previous = code
     return "".join(ranges)
-
-
-_DIGITS = _digit_ranges()
