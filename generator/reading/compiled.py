@@ -156,11 +156,13 @@ def _builtin_pattern_keys(draft: str) -> frozenset[str]:
     for uri, contents in _resources():
         if not (folder and uri.startswith(folder) and isinstance(contents, dict)):
             continue
-        definitions = contents.get("$defs", contents.get("definitions", {}))
+        definitions: dict[str, Any] = contents.get("$defs") or contents.get("definitions") or {}
         for key, schema in (contents.get("properties") or {}).items():
-            target = schema.get("$ref", "") if isinstance(schema, dict) else ""
-            named = definitions.get(target.rpartition("/")[2], {}) if "/" in target else {}
-            if isinstance(schema, dict) and ("pattern" in schema or "pattern" in named):
+            if not isinstance(schema, dict):
+                continue
+            target = str(schema.get("$ref", ""))
+            named = definitions.get(target.rpartition("/")[2]) if "/" in target else None
+            if "pattern" in schema or (isinstance(named, dict) and "pattern" in named):
                 keys.add(key)
     return frozenset(keys)
 
