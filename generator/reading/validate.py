@@ -424,18 +424,9 @@ def _linear(validator: type[SpecValidator]) -> type[SpecValidator]:
         (validator,),
         {
             "keyword_validators": {k: _placing(k, v) for k, v in keywords.items()},
-            "schema_validator": PreChecked(_crawled(_python_validator(validator))),
+            "schema_validator": PreChecked(_crawled(validator)),
         },
     )
-
-
-def _python_validator(validator: type[SpecValidator]) -> Any:
-    """jsonschema's validator of the OpenAPI schema ``validator`` checks documents against,
-    whatever backend openapi-spec-validator is set to (its findings are jsonschema's)."""
-    from jsonschema.validators import validator_for  # type: ignore[import-untyped]
-
-    schema = dict(validator.schema_validator.schema)
-    return validator_for(schema)(schema)
 
 
 def _placing(keyword: str, keyword_validator: type[Any]) -> type[Any]:
@@ -478,31 +469,26 @@ def _is_path(value: Any) -> bool:
     return isinstance(value, SchemaPath)
 
 
-def _crawled(schema_validator: Any) -> Any:
-    """``schema_validator`` (the JSON Schema validator of the OpenAPI schema) with its references
-    resolved in a registry crawled once. jsonschema crawls the registry it is given on each lookup
-    of an anchor it does not hold yet, and keeps the crawled registry for that lookup only: the
-    OpenAPI 3.1 schema's ``$dynamicRef`` to its ``meta`` anchor crawls the whole schema again for
-    each schema object of the document (half the validation time of a large document). The same
-    checks; a validator of another kind (a backend openapi-spec-validator may be set to) is kept."""
+def _crawled(validator: type[SpecValidator]) -> Any:
+    """jsonschema's validator of the OpenAPI schema ``validator`` checks documents against,
+    whatever backend openapi-spec-validator is set to (its findings are jsonschema's), with its
+    references resolved in a registry crawled once. jsonschema crawls the registry it is given on
+    each lookup of an anchor it does not hold yet, and keeps the crawled registry for that lookup
+    only: the OpenAPI 3.1 schema's ``$dynamicRef`` to its ``meta`` anchor crawls the whole schema
+    again for each schema object of the document (half the validation time of a large document).
+    The same checks."""
     import referencing.jsonschema
+    from jsonschema.validators import validator_for  # type: ignore[import-untyped]
     from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 
-    try:
-        schema = schema_validator.schema
-        specification = referencing.jsonschema.specification_with(
-            schema.get("$schema", ""), default=referencing.jsonschema.DRAFT202012
-        )
-        resource = specification.create_resource(schema)
-        uri = resource.id() or ""
-        registry = REGISTRY.with_resource(uri, resource).crawl()
-        return schema_validator.__class__(
-            schema,
-            _resolver=registry.resolver(base_uri=uri),
-            format_checker=schema_validator.format_checker,
-        )
-    except (AttributeError, TypeError):  # not a jsonschema validator
-        return schema_validator
+    schema = dict(validator.schema_validator.schema)
+    specification = referencing.jsonschema.specification_with(
+        schema.get("$schema", ""), default=referencing.jsonschema.DRAFT202012
+    )
+    resource = specification.create_resource(schema)
+    uri = resource.id() or ""
+    registry = REGISTRY.with_resource(uri, resource).crawl()
+    return validator_for(schema)(schema, _resolver=registry.resolver(base_uri=uri))
 
 
 @functools.cache
