@@ -42,7 +42,7 @@ from generator.release.records import (
     hashes,
     load_releases,
 )
-from support.loopback import LoopbackServer, Reply, free_port
+from support.loopback import LoopbackServer, Reply, free_port, port_of, refused_port
 from support.paths import ROOT, SPEC_DIR
 from support.records import record
 
@@ -483,7 +483,15 @@ def test_a_wheel_goes_up_only_beside_the_sdist_it_was_built_with(dist, spec, tmp
     """A wheel does not hold the pyproject.toml its metadata is written from: its sdist does,
     and must be beside it, built from the same folder. (Checked before the index is read: this
     one cannot be reached.)"""
-    unreachable = f"http://127.0.0.1:{free_port()}/"
+    with refused_port() as reserved:
+        _publish_beside_the_sdist_only(
+            dist, spec, tmp_path, f"http://127.0.0.1:{port_of(reserved)}/"
+        )
+
+
+def _publish_beside_the_sdist_only(
+    dist: Path, spec: Path, tmp_path: Path, unreachable: str
+) -> None:
     alone = tmp_path / "alone"
     alone.mkdir()
     wheel = Path(shutil.copy(dist / f"together_rl-{MIDDLE.version}-py3-none-any.whl", alone))
@@ -530,7 +538,8 @@ def test_build_refuses_a_version_the_record_lacks_and_publish_refuses_it_built_a
     built = run_generator("build", "--out", str(out), "--unreleased", spec=spec)
     assert built.returncode == 0, built.stderr
     assert len(list(out.iterdir())) == 2 * (len(PACKAGES) + 1)
-    result = publish(out, f"http://127.0.0.1:{free_port()}/", spec=spec)
+    with refused_port() as reserved:
+        result = publish(out, f"http://127.0.0.1:{port_of(reserved)}/", spec=spec)
     assert result.returncode == 1
     assert sorted(refusals(result)) == [
         f"together_rl-{newest.version}-py3-none-any.whl",
@@ -592,18 +601,19 @@ def test_what_cannot_be_read_is_a_one_line_error(tmp_path, dist, spec):
         1,
         [f"error: no dist folder at {tmp_path / 'nowhere'}; run `python -m generator build` first"],
     )
-    unreachable_url = f"http://127.0.0.1:{free_port()}/"
-    unreachable = publish(dist, unreachable_url, spec=spec)
-    assert unreachable.returncode == 1
-    assert unreachable.stderr.startswith(
-        f"error: cannot reach the index at {unreachable_url}simple/"
-    )
-    assert len(unreachable.stderr.splitlines()) == 1
+    with refused_port() as reserved:
+        unreachable_url = f"http://127.0.0.1:{port_of(reserved)}/"
+        unreachable = publish(dist, unreachable_url, spec=spec)
+        assert unreachable.returncode == 1
+        assert unreachable.stderr.startswith(
+            f"error: cannot reach the index at {unreachable_url}simple/"
+        )
+        assert len(unreachable.stderr.splitlines()) == 1
 
-    stray = tmp_path / "stray"
-    shutil.copytree(dist, stray)
-    (stray / "notes.txt").write_text("not an artifact")
-    refused = publish(stray, unreachable_url, spec=spec)
+        stray = tmp_path / "stray"
+        shutil.copytree(dist, stray)
+        (stray / "notes.txt").write_text("not an artifact")
+        refused = publish(stray, unreachable_url, spec=spec)
     assert refused.returncode == 1
     assert refused.stderr.startswith(f"error: {stray / 'notes.txt'}: not a wheel or an sdist")
 

@@ -9,6 +9,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -21,6 +22,8 @@ class Reply:
     """JSON-encoded unless it is ``str`` or ``bytes``."""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    held: threading.Event | None = None
+    """Answer only once this is set (the server holds the request till then)."""
     drop: bool = False
     """Close the connection after reading the request, with no response."""
 
@@ -40,7 +43,9 @@ class Seen:
 class LoopbackServer:
     """``with LoopbackServer() as server: server.script(Reply(...), ...)``; then ``server.seen``."""
 
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, reserved: socket.socket | None = None) -> None:
+        """On a port of its own, or listening on ``reserved`` (a socket of
+        :func:`refused_port`, which refused connections until now)."""
         self.replies: deque[Reply] = deque()
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
@@ -78,6 +83,8 @@ class LoopbackServer:
                     )
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.held is not None:
+                    reply.held.wait()
                 if reply.drop:
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -105,7 +112,16 @@ class LoopbackServer:
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _handle
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        if reserved is None:
+            self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        else:
+            self.httpd = ThreadingHTTPServer(
+                reserved.getsockname(), Handler, bind_and_activate=False
+            )
+            self.httpd.socket.close()
+            self.httpd.socket = reserved
+            self.httpd.server_address = reserved.getsockname()
+            self.httpd.server_activate()
         self.httpd.daemon_threads = True
         # a short poll interval: shutdown() waits for the serving loop's next poll
         self.thread = threading.Thread(
@@ -129,11 +145,27 @@ class LoopbackServer:
         self.httpd.server_close()
 
 
-def free_port() -> int:
-    """A port nothing listens on (right now)."""
+@contextmanager
+def refused_port() -> Iterator[socket.socket]:
+    """A socket bound to a port of 127.0.0.1 that does not listen, for the ``with`` block: a
+    connection to its port is refused, and no other process (another test's server, a rank's
+    collective) can take the port meanwhile, as one merely free a moment ago could be."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield sock
+
+
+def free_port() -> int:
+    """A port nothing listens on right now, for a server started in another process that must
+    be told its port (pypiserver): another process may take it before that server does, which
+    then fails to start; where nothing is to listen, :func:`refused_port` holds the port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return port_of(sock)
+
+
+def port_of(sock: socket.socket) -> int:
+    return int(sock.getsockname()[1])
 
 
 class DripServer:

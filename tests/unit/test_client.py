@@ -7,7 +7,6 @@ import gzip
 import json
 import logging
 import threading
-import time
 
 import httpx
 import pytest
@@ -26,7 +25,7 @@ from support.clients import (
     required_parameters,
 )
 from support.facts import NEWEST
-from support.loopback import LoopbackServer, Reply, free_port
+from support.loopback import LoopbackServer, Reply, port_of, refused_port
 from support.packages import REVISIONS, load, models
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
@@ -220,37 +219,44 @@ def test_a_get_gives_up_after_max_retries(server):
     assert len(server.seen) == 2
 
 
-def test_a_post_whose_connection_failed_before_sending_is_retried():
-    port = free_port()
-    started = threading.Event()
-    holder = {}
+def test_a_post_whose_connection_failed_before_sending_is_retried(monkeypatch):
+    """The first attempt finds the port refusing connections; the server starts listening when
+    the client asks how long to wait before its second (the event, not a time, orders them)."""
+    from together_rl_runtime import _client
 
-    def start_late():
-        time.sleep(0.2)  # the first attempt finds nothing listening
-        holder["server"] = LoopbackServer(port).__enter__()
-        holder["server"].script(Reply(200, operation()))
-        started.set()
+    pkg = load(NEWEST)
+    waited = []
+    retry_delay = _client._BaseClient._retry_delay
+    with refused_port() as reserved:
 
-    thread = threading.Thread(target=start_late)
-    thread.start()
-    pkg = load("f4885bc38424")
-    try:
-        # backoff from 1 ms (quick_retries): ten retries wait about a second in all
-        with pkg.Client(api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=10) as client:
-            assert client.optim_step(SESSION).id == "op-1"
-    finally:
-        thread.join()
-        holder["server"].__exit__()
-    assert len(holder["server"].seen) == 1
+        def start_listening(self, attempt, response):
+            if not waited:
+                holder.append(LoopbackServer(reserved).__enter__())
+                holder[0].script(Reply(200, operation()))
+            waited.append(attempt)
+            return retry_delay(self, attempt, response)
+
+        holder: list[LoopbackServer] = []
+        monkeypatch.setattr(_client._BaseClient, "_retry_delay", start_listening)
+        url = f"http://127.0.0.1:{port_of(reserved)}"
+        try:
+            with pkg.Client(api_key=KEY, base_url=url, max_retries=10) as client:
+                kwargs = {**body_kwargs(NEWEST), **required_parameters(NEWEST)}
+                assert client.optim_step(SESSION, **kwargs).id == "op-1"
+        finally:
+            for server in holder:
+                server.__exit__()
+    assert waited == [0]
+    assert len(holder[0].seen) == 1
 
 
 def test_connection_refused_raises_api_connection_error():
     pkg = load("f4885bc38424")
-    with pkg.Client(
-        api_key=KEY, base_url=f"http://127.0.0.1:{free_port()}", max_retries=0
-    ) as client:
-        with pytest.raises(pkg.APIConnectionError) as caught:
-            client.optim_step(SESSION)
+    with refused_port() as reserved:
+        url = f"http://127.0.0.1:{port_of(reserved)}"
+        with pkg.Client(api_key=KEY, base_url=url, max_retries=0) as client:
+            with pytest.raises(pkg.APIConnectionError) as caught:
+                client.optim_step(SESSION)
     assert not isinstance(caught.value, pkg.APITimeoutError)
 
 
@@ -337,24 +343,31 @@ def test_async_retries_and_errors(server):
 
 
 def test_cancelling_an_async_call_leaves_the_client_usable(server):
+    """A call cancelled while the server holds its answer; the next call on the same client is
+    answered while the first answer is still held."""
     pkg = load("f4885bc38424")
+    held = threading.Event()
     server.script(
-        Reply(200, operation(), delay=2.0),
+        Reply(200, operation(), held=held),
         Reply(200, operation("TRAINING_OPERATION_STATUS_RUNNING")),
     )
 
     async def main():
         async with pkg.AsyncClient(api_key=KEY, base_url=server.url) as client:
             task = asyncio.create_task(client.optim_step(SESSION))
-            await asyncio.sleep(0.2)
+            while not server.seen:  # the request has reached the server
+                await asyncio.sleep(0.005)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
             return await client.get_optim_step_operation(SESSION, "op-1")
 
-    started = time.monotonic()
-    assert asyncio.run(main()).status == "TRAINING_OPERATION_STATUS_RUNNING"
-    assert time.monotonic() - started < 1.5  # did not wait for the slow reply
+    try:
+        assert asyncio.run(main()).status == "TRAINING_OPERATION_STATUS_RUNNING"
+        assert not held.is_set()
+    finally:
+        held.set()
+    assert [s.method for s in server.seen] == ["POST", "GET"]
 
 
 # -- configuration and logging --------------------------------------------------------------------------

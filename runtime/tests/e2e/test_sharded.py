@@ -590,22 +590,18 @@ def ranks(tmp_path_factory):
     found: dict[int, Any] = {}
     answers: list[Any] = []
     try:
-        for _ in range(WORLD):  # the checks, then the server is up
-            rank, kind, payload = _get(out, processes)
-            assert kind == "ready", f"rank {rank} failed:\n{payload}"
+        _every_rank_says("ready", out, processes)  # the checks, then the server is up
         answers = _talk_to(ports[2], served_requests())
         os.kill(processes[0].pid, signal.SIGINT)  # rank 0 stops serving, the others follow
-        for _ in range(WORLD):
-            rank, kind, payload = _get(out, processes)
-            assert kind == "served", f"rank {rank} failed:\n{payload}"
+        _every_rank_says("served", out, processes)
         # started again over the same state folder: the sessions continue where they stopped
         plain = facts.required_body(NEWEST)
         answers += _talk_to(ports[2], [("a", plain, None), ("a", plain, "first")])
         os.kill(processes[0].pid, signal.SIGINT)
-        for _ in range(WORLD):
-            rank, kind, payload = _get(out, processes)
-            assert kind == "found", f"rank {rank} failed:\n{payload}"
-            found[rank] = json.loads(payload)
+        found = {
+            rank: json.loads(payload)
+            for rank, payload in _every_rank_says("found", out, processes).items()
+        }
     finally:
         for process in processes:
             process.join(timeout=10)
@@ -613,6 +609,44 @@ def ranks(tmp_path_factory):
                 process.kill()
     seconds = time.perf_counter() - started
     return {"ranks": found, "answers": answers, "folder": folder, "seconds": seconds}
+
+
+def _every_rank_says(word: str, out: Any, processes: list[Any]) -> dict[int, Any]:
+    """Each rank's next word, which must be ``word``: the payloads by rank. Where one rank says
+    otherwise, or says nothing, the others' words are awaited too (a rank that a failed one
+    leaves in a collective fails in turn, or ends), and the error gives every rank's word or how
+    its process ended: the first rank to fail is not always the one whose fault it is."""
+    said: dict[int, tuple[str, Any]] = {}
+    failed = False
+    while len(said) < WORLD:
+        try:
+            rank, kind, payload = _get(out, processes, 30 if failed else 120)
+        except AssertionError as exc:
+            said[-1] = ("failed", str(exc))
+            break
+        said[rank] = (kind, payload)
+        failed = failed or kind != word
+    if not failed and -1 not in said:
+        return {rank: payload for rank, (_, payload) in said.items()}
+    lines = [f"the ranks did not all say {word!r}:"]
+    for rank, process in enumerate(processes):
+        if rank in said:
+            lines.append(f"rank {rank} said {said[rank][0]!r}:\n{said[rank][1]}")
+        else:
+            code = process.exitcode
+            ended = (
+                "is still running"
+                if code is None
+                else (
+                    f"ended by signal {-code} ({signal.strsignal(-code)}) without a word"
+                    if code < 0
+                    else f"ended with exit code {code} without a word"
+                )
+            )
+            lines.append(f"rank {rank} (pid {process.pid}) {ended}")
+    if -1 in said and any(p.is_alive() for p in processes):
+        lines.append(said[-1][1])  # the time the words are awaited ran out
+    raise AssertionError("\n".join(lines))
 
 
 def _get(out: Any, processes: list[Any], timeout: float = 120) -> Any:
