@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..caching import Store
 from ..literals import LINE_LENGTH
@@ -176,7 +176,8 @@ def format_long_lines(
     thousands of schemas that is a few statements, where black over everything would take
     minutes. Black gets the innermost statement that holds a long line (see :func:`_spans`),
     inside classes that give it the indentation it has in the text, so that black lays it out as
-    it would in the whole text. Where a text cannot be cut so, or black cannot read a piece,
+    it would in the whole text; of a call laid out one argument to a line (a model's reader of a
+    hundred fields), only the argument that holds the line (see :func:`_argument`). Where a text cannot be cut so, or black cannot read a piece,
     black formats the whole text. With a ``cache``, a whole text it knows needs nothing is taken
     as it is, and texts found to need nothing are remembered.
     """
@@ -213,14 +214,28 @@ def format_long_lines(
     return [r for r in results if r is not None]
 
 
-_Span = tuple[int, int, int]
-"""Lines of a text black formats alone: ``(first, last, indentation)``, lines counted from 0
-and the indentation in levels of four spaces."""
+class _Span(NamedTuple):
+    """Lines of a text black formats alone, counted from 0."""
+
+    first: int
+    last: int
+    depth: int
+    """The indentation of the first line, in levels of four spaces."""
+    only: tuple[int, int] | None = None
+    """Where black needs one argument of the statement's exploded call (see :func:`_argument`):
+    its first and last lines. Black gets the statement's first line, the argument, a second
+    argument it leaves as it is (:data:`_BESIDE`) and the statement's last line."""
+
+    @property
+    def changed(self) -> tuple[int, int]:
+        """The lines black's text replaces."""
+        return (self.first, self.last) if self.only is None else self.only
 
 
 def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> list[_Span] | None:
     """The pieces of ``source`` black must format: for each line that is too long, the innermost
-    statement that holds it, with its decorators. A line of a string statement needs nothing but
+    statement that holds it, with its decorators (or only the argument that holds it, where
+    :func:`_argument` finds one). A line of a string statement needs nothing but
     the last line of a docstring (where black may move the closing quotes), nor a comment at the
     margin (black does not wrap comments); a one-line block or an ``elif`` is formatted with the
     statement around it. ``None`` where ``ast`` cannot read the text, or only the whole text
@@ -248,14 +263,69 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
         while chain and not _alone(chain[-1], lines):
             chain.pop()
         if chain:
-            spans.add(_span_of(chain[-1], lines))
+            span = _span_of(chain[-1], lines)
+            spans.add(span._replace(only=_argument(chain[-1], number, lines)))
         elif outer:
             return None
     kept: list[_Span] = []
-    for span in sorted(spans, key=lambda s: (s[0], -s[1])):
-        if not kept or span[0] > kept[-1][1]:
+    for span in sorted(spans, key=lambda s: (s.changed[0], -s.changed[1], s.only is not None)):
+        if not kept or span.changed[0] > kept[-1].changed[1]:
             kept.append(span)  # a span inside one kept already is formatted with it
     return kept
+
+
+_BESIDE = "_,"
+"""The second argument of a piece of one argument (see :func:`_argument`): a name, which black
+leaves as it is."""
+
+
+def _argument(node: ast.stmt, number: int, lines: list[str]) -> tuple[int, int] | None:
+    """The first and last lines (from 0) of the argument of ``node``'s call that holds line
+    ``number``, where black lays that argument out alone as it does in place: ``node`` is a call
+    (a statement, or the value of an assignment or a return) laid out one argument to a line,
+    each followed by its comma (the last one black's magic trailing comma, so the call stays
+    exploded), between a first line that ends with the call's opening bracket and a last line
+    that is its closing bracket alone. Black splits such a call at its commas and lays each
+    argument out on its own line at its depth, whatever the others are; the piece gives it
+    :data:`_BESIDE` as a second argument, since after a single argument the comma is not magic.
+    ``None`` otherwise: black gets the statement."""
+    call = getattr(node, "value", None)
+    if not isinstance(node, (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign)):
+        return None
+    if not isinstance(call, ast.Call) or node.end_lineno is None:
+        return None
+    first, last = node.lineno, node.end_lineno
+    head, tail = lines[first - 1], lines[last - 1]
+    indent = len(head) - len(head.lstrip(" "))
+    if (
+        call.func.end_lineno != first
+        or call.func.end_col_offset != len(head.encode()) - 1
+        or not head.endswith("(")
+        or _too_long(head)
+        or tail != " " * indent + ")"
+        or call.end_lineno != last
+    ):
+        return None
+    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
+    arguments.sort(key=lambda a: (a.lineno, a.col_offset))
+    inside = " " * (indent + 4)
+    at = first + 1
+    holding = None
+    for argument in arguments:
+        end = argument.end_lineno or argument.lineno
+        start = lines[argument.lineno - 1]
+        if (
+            argument.lineno != at
+            or argument.col_offset != len(inside)
+            or not start.startswith(inside)
+            or start[len(inside)] == " "
+            or lines[end - 1].encode()[argument.end_col_offset or 0 :] != b","
+        ):
+            return None
+        if argument.lineno <= number <= end:
+            holding = (argument.lineno - 1, end - 1)
+        at = end + 1
+    return holding if at == last else None
 
 
 class _Index:
@@ -360,13 +430,20 @@ def _alone(node: ast.stmt, lines: list[str]) -> bool:
 def _span_of(node: ast.stmt, lines: list[str]) -> _Span:
     first = _first_line(node) - 1
     indent = len(lines[first]) - len(lines[first].lstrip(" "))
-    return first, (node.end_lineno or node.lineno) - 1, indent // 4
+    return _Span(first, (node.end_lineno or node.lineno) - 1, indent // 4)
 
 
 def _wrapped(lines: list[str], span: _Span) -> str:
     """The lines of ``span`` inside as many classes as their indentation has levels."""
-    first, last, depth = span
-    return _wrapper(depth) + "\n".join(lines[first : last + 1]) + "\n"
+    return _wrapper(span.depth) + "\n".join(_piece_lines(lines, span)) + "\n"
+
+
+def _piece_lines(lines: list[str], span: _Span) -> list[str]:
+    if span.only is None:
+        return lines[span.first : span.last + 1]
+    own = lines[span.only[0] : span.only[1] + 1]
+    beside = " " * (4 * span.depth + 4) + _BESIDE
+    return [lines[span.first], *own, beside, lines[span.last]]
 
 
 def _wrapper(depth: int) -> str:
@@ -375,15 +452,33 @@ def _wrapper(depth: int) -> str:
 
 def _spliced(lines: list[str], plan: list[_Span], done: dict[str, tuple[bool, str]]) -> str | None:
     """The text of ``lines`` with black's text of each span in place; ``None`` where black could
-    not read a span, or laid its wrapper out otherwise."""
-    lines = list(lines)
-    for span in reversed(plan):
+    not read a span, or laid out otherwise what it was to leave as it is (the wrapper; for one
+    argument, the statement's first and last lines and the neighbouring argument)."""
+    replaced: list[tuple[tuple[int, int], list[str]]] = []
+    for span in plan:
         ok, text = done[_wrapped(lines, span)]
-        wrapper = _wrapper(span[2])
+        wrapper = _wrapper(span.depth)
         if not ok or not text.startswith(wrapper):
             return None
-        lines[span[0] : span[1] + 1] = text[len(wrapper) :].rstrip("\n").split("\n")
-    return "\n".join(lines)
+        formatted: list[str] | None = text[len(wrapper) :].rstrip("\n").split("\n")
+        if span.only is not None and formatted is not None:
+            formatted = _argument_lines(lines, span, formatted)
+        if formatted is None:
+            return None
+        replaced.append((span.changed, formatted))
+    out = list(lines)
+    for (first, last), formatted in sorted(replaced, reverse=True):
+        out[first : last + 1] = formatted
+    return "\n".join(out)
+
+
+def _argument_lines(lines: list[str], span: _Span, formatted: list[str]) -> list[str] | None:
+    """Black's lines of the argument of ``span`` in ``formatted`` (black's text of its piece),
+    or ``None`` where black changed what the piece holds besides it."""
+    beside = " " * (4 * span.depth + 4) + _BESIDE
+    if formatted[:1] != [lines[span.first]] or formatted[-2:] != [beside, lines[span.last]]:
+        return None
+    return formatted[1:-2] or None
 
 
 def _too_long(text: str) -> bool:

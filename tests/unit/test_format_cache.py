@@ -118,6 +118,19 @@ PLACES = {
         + "\n\n".join(f"class E{i}:\n    x = {i}\n" for i in range(40)),
         "piece",
     ),
+    "an argument of an exploded call": (
+        "class A:\n    def f(self):\n        return cls(\n            first=1,\n"
+        f"            second=call({ARGUMENTS}),\n            **third,\n        )\n",
+        "argument",
+    ),
+    "two arguments of an exploded call": (
+        f"x = call(\n    call({ARGUMENTS}),\n    first=1,\n    *call({ARGUMENTS}, second),\n)\n",
+        "argument",
+    ),
+    "an argument of a call laid out otherwise": (
+        f"x = call(\n    first=1,\n    # a comment\n    second=call({ARGUMENTS}),\n)\n",
+        "piece",
+    ),
     "statements sharing a line": (f"x = 1; y = call({ARGUMENTS})\n", "whole"),
     "a statement sharing its last line": (f"x = (\n    1\n); y = call({ARGUMENTS})\n", "whole"),
     "code that does not parse": (f"x = call({ARGUMENTS}\n", "whole"),
@@ -142,6 +155,8 @@ def test_black_s_text_of_a_long_line_wherever_it_is(place, monkeypatch):
         assert given == [source]
     elif needs == "nothing":
         assert given == []
+    elif needs == "argument":  # black gets the long arguments alone, with a name beside each
+        assert given and all("first=1" not in piece and "_," in piece for piece in given)
     else:
         assert given and all("VALUE = 1" not in piece for piece in given)
 
