@@ -2,13 +2,14 @@
 
 Black is the authority on format: ``check``, the snapshot tests and ``nox -s lint`` run it over
 every text. The templates already lay Python out as black does, so ``generate`` gives black only
-the top-level statements that came out longer than the line length, where black is needed (see
-:func:`format_long_lines`): black over every text would change nothing and cost most of the run.
-A :class:`FormatCache` remembers, by content hash, the texts that black left unchanged: a text
-found there is black's output already and is used as it is, without importing black. The cache
-is keyed by black's version and the mode's options (a new black or a new mode starts a new cache
-file), it lives outside the project (the user's cache folder, see :func:`~generator.caching.default_cache_dir`), and
-deleting it only makes the next run format everything again. A text that black would change is
+the statements, or the elements of their brackets, that came out longer than the line length,
+where black is needed (see :func:`format_long_lines`): black over every text would change
+nothing and cost most of the run. A :class:`FormatCache` remembers, by content hash, the texts
+that black left unchanged: a text found there is black's output already and is used as it is,
+without importing black. The cache is keyed by black's version and the mode's options (a new
+black or a new mode starts a new cache file), it lives outside the project (the user's cache
+folder, see :func:`~generator.caching.default_cache_dir`), and deleting it only makes the next
+run format everything again. A text that black would change is
 never cached: black formats it every time.
 """
 
@@ -176,10 +177,11 @@ def format_long_lines(
     thousands of schemas that is a few statements, where black over everything would take
     minutes. Black gets the innermost statement that holds a long line (see :func:`_spans`),
     inside classes that give it the indentation it has in the text, so that black lays it out as
-    it would in the whole text; of a call laid out one argument to a line (a model's reader of a
-    hundred fields), only the argument that holds the line (see :func:`_argument`). Where a text cannot be cut so, or black cannot read a piece,
-    black formats the whole text. With a ``cache``, a whole text it knows needs nothing is taken
-    as it is, and texts found to need nothing are remembered.
+    it would in the whole text; of brackets laid out one element to a line (a model's reader of
+    a hundred fields, a signature), only the element that holds the line (see
+    :func:`_element`). Where a text cannot be cut so, or black cannot read a piece, black
+    formats the whole text. With a ``cache``, a whole text it knows needs nothing is taken as it
+    is, and texts found to need nothing are remembered.
     """
     known = [None if cache is None else cache.formatted(source) for source in sources]
     split = [[] if text is not None else source.split("\n") for source, text in zip(sources, known)]
@@ -214,6 +216,21 @@ def format_long_lines(
     return [r for r in results if r is not None]
 
 
+class _Part(NamedTuple):
+    """One element of a statement's exploded brackets, which black lays out alone (see
+    :func:`_element`): lines counted from 0."""
+
+    first: int
+    last: int
+    """The element's lines."""
+    head: int
+    """The line that ends with the opening bracket."""
+    tail: int
+    """The line of the closing bracket, first on it."""
+    body: bool
+    """Whether the statement is a function's definition, its body after the tail."""
+
+
 class _Span(NamedTuple):
     """Lines of a text black formats alone, counted from 0."""
 
@@ -221,21 +238,21 @@ class _Span(NamedTuple):
     last: int
     depth: int
     """The indentation of the first line, in levels of four spaces."""
-    only: tuple[int, int] | None = None
-    """Where black needs one argument of the statement's exploded call (see :func:`_argument`):
-    its first and last lines. Black gets the statement's first line, the argument, a second
-    argument it leaves as it is (:data:`_BESIDE`) and the statement's last line."""
+    only: _Part | None = None
+    """Where black needs only one element of the statement's exploded brackets: black gets the
+    line of the opening bracket, a name (:data:`_BESIDE`), the element and the line of the
+    closing bracket (and ``pass`` as a function's body)."""
 
     @property
     def changed(self) -> tuple[int, int]:
         """The lines black's text replaces."""
-        return (self.first, self.last) if self.only is None else self.only
+        return (self.first, self.last) if self.only is None else self.only[:2]
 
 
 def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> list[_Span] | None:
     """The pieces of ``source`` black must format: for each line that is too long, the innermost
-    statement that holds it, with its decorators (or only the argument that holds it, where
-    :func:`_argument` finds one). A line of a string statement needs nothing but
+    statement that holds it, with its decorators (or only the element of its brackets that
+    holds it, where :func:`_element` finds one). A line of a string statement needs nothing but
     the last line of a docstring (where black may move the closing quotes), nor a comment at the
     margin (black does not wrap comments); a one-line block or an ``elif`` is formatted with the
     statement around it. ``None`` where ``ast`` cannot read the text, or only the whole text
@@ -264,7 +281,7 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
             chain.pop()
         if chain:
             span = _span_of(chain[-1], lines)
-            spans.add(span._replace(only=_argument(chain[-1], number, lines)))
+            spans.add(span._replace(only=_element(chain[-1], number, lines)))
         elif outer:
             return None
     kept: list[_Span] = []
@@ -275,57 +292,125 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
 
 
 _BESIDE = "_,"
-"""The second argument of a piece of one argument (see :func:`_argument`): a name, which black
+"""The first element of a piece of one element (see :func:`_element`): a name, which black
 leaves as it is."""
 
 
-def _argument(node: ast.stmt, number: int, lines: list[str]) -> tuple[int, int] | None:
-    """The first and last lines (from 0) of the argument of ``node``'s call that holds line
-    ``number``, where black lays that argument out alone as it does in place: ``node`` is a call
-    (a statement, or the value of an assignment or a return) laid out one argument to a line,
-    each followed by its comma (the last one black's magic trailing comma, so the call stays
-    exploded), between a first line that ends with the call's opening bracket and a last line
-    that is its closing bracket alone. Black splits such a call at its commas and lays each
-    argument out on its own line at its depth, whatever the others are; the piece gives it
-    :data:`_BESIDE` as a second argument, since after a single argument the comma is not magic.
-    ``None`` otherwise: black gets the statement."""
-    call = getattr(node, "value", None)
-    if not isinstance(node, (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign)):
+def _element(node: ast.stmt, number: int, lines: list[str]) -> _Part | None:
+    """The element that holds line ``number`` of the brackets ``node`` lays out one element to a
+    line, where black lays it out alone as it does in place; ``None`` where black needs the
+    whole statement.
+
+    The brackets are those of a call or a list, tuple or set (a statement, or the value of an
+    assignment or a return), of the names a ``from`` import takes or of a function's parameters
+    (``*`` and ``/`` on lines of their own). Each element is followed by its comma, the last one
+    black's magic trailing comma, so that the brackets stay exploded, between a line that ends
+    with the opening bracket and one that starts with the closing bracket. Black splits such
+    brackets at their commas and lays each element out on its own at its depth, whatever the
+    others are; the piece gives it :data:`_BESIDE` as a first element, since a single element
+    keeps the brackets exploded only in some of them."""
+    found = _brackets(node, lines)
+    if found is None:
         return None
-    if not isinstance(call, ast.Call) or node.end_lineno is None:
-        return None
-    first, last = node.lineno, node.end_lineno
-    head, tail = lines[first - 1], lines[last - 1]
-    indent = len(head) - len(head.lstrip(" "))
-    if (
-        call.func.end_lineno != first
-        or call.func.end_col_offset != len(head.encode()) - 1
-        or not head.endswith("(")
-        or _too_long(head)
-        or tail != " " * indent + ")"
-        or call.end_lineno != last
-    ):
-        return None
-    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
-    arguments.sort(key=lambda a: (a.lineno, a.col_offset))
+    head, tail, elements, body = found
+    indent = len(lines[head]) - len(lines[head].lstrip(" "))
     inside = " " * (indent + 4)
-    at = first + 1
+    if _too_long(lines[head]) or _too_long(lines[tail]):
+        return None
+    at = head + 1
     holding = None
-    for argument in arguments:
-        end = argument.end_lineno or argument.lineno
-        start = lines[argument.lineno - 1]
+    for first, column, end, end_column in elements:
+        while lines[at] in (inside + "*,", inside + "/,"):
+            at += 1
+        start = lines[first]
         if (
-            argument.lineno != at
-            or argument.col_offset != len(inside)
+            first != at
+            or column != len(inside)
             or not start.startswith(inside)
             or start[len(inside)] == " "
-            or lines[end - 1].encode()[argument.end_col_offset or 0 :] != b","
+            or lines[end].encode()[end_column:] != b","
         ):
             return None
-        if argument.lineno <= number <= end:
-            holding = (argument.lineno - 1, end - 1)
+        if first <= number - 1 <= end:
+            holding = (first, end)
         at = end + 1
-    return holding if at == last else None
+    while at < tail and lines[at] in (inside + "*,", inside + "/,"):
+        at += 1
+    if holding is None or at != tail:
+        return None
+    return _Part(*holding, head, tail, body)
+
+
+_Place = tuple[int, int, int, int]
+"""Where an element is: its first line (from 0) and column, its last line and the column after
+it (in bytes, as :mod:`ast` counts)."""
+
+
+def _brackets(node: ast.stmt, lines: list[str]) -> tuple[int, int, list[_Place], bool] | None:
+    """For :func:`_element`: the lines (from 0) where ``node``'s exploded brackets open and
+    close, where their elements are, in order, and whether a function's body follows."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return _parameters(node, lines)
+    if node.end_lineno is None:
+        return None
+    head, tail = node.lineno - 1, node.end_lineno - 1
+    indent = len(lines[head]) - len(lines[head].lstrip(" "))
+    if isinstance(node, ast.ImportFrom):
+        if lines[head].endswith("(") and lines[tail] == " " * indent + ")":
+            return head, tail, [_place(name) for name in node.names], False
+        return None
+    value = getattr(node, "value", None)
+    if not isinstance(node, (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign)) or value is None:
+        return None
+    items: list[ast.expr | ast.keyword]
+    if isinstance(value, ast.Call):  # the bracket right after what is called
+        items, brackets = [*value.args, *value.keywords], "()"
+        bracket = (value.func.end_lineno, value.func.end_col_offset)
+    elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):  # the display starts at its bracket
+        items, brackets = list(value.elts), _BRACKETS[type(value)]
+        bracket = (value.lineno, value.col_offset)
+    else:
+        return None
+    if bracket != (head + 1, len(lines[head].encode()) - 1) or value.end_lineno != tail + 1:
+        return None
+    if not lines[head].endswith(brackets[0]) or lines[tail] != " " * indent + brackets[1]:
+        return None
+    return head, tail, sorted(_place(item) for item in items), False
+
+
+def _parameters(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]
+) -> tuple[int, int, list[_Place], bool] | None:
+    """:func:`_brackets` of a function's parameters: each one to its default, if it has one."""
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+    named = [*positional, *arguments.kwonlyargs]
+    defaults += [*arguments.defaults, *arguments.kw_defaults]
+    places = [_place(arg, default) for arg, default in zip(named, defaults)]
+    places += [_place(arg) for arg in (arguments.vararg, arguments.kwarg) if arg is not None]
+    head, tail = node.lineno - 1, node.body[0].lineno - 2
+    indent = len(lines[head]) - len(lines[head].lstrip(" "))
+    if tail <= head or not lines[head].endswith("("):
+        return None
+    if not (lines[tail].startswith(" " * indent + ")") and lines[tail].endswith(":")):
+        return None
+    return head, tail, sorted(places), True
+
+
+def _place(
+    node: ast.expr | ast.keyword | ast.arg | ast.alias, to: ast.expr | None = None
+) -> _Place:
+    last = to or node
+    return (
+        node.lineno - 1,
+        node.col_offset,
+        (last.end_lineno or last.lineno) - 1,
+        last.end_col_offset or 0,
+    )
+
+
+_BRACKETS = {ast.List: "[]", ast.Tuple: "()", ast.Set: "{}"}
 
 
 class _Index:
@@ -439,11 +524,24 @@ def _wrapped(lines: list[str], span: _Span) -> str:
 
 
 def _piece_lines(lines: list[str], span: _Span) -> list[str]:
-    if span.only is None:
+    part = span.only
+    if part is None:
         return lines[span.first : span.last + 1]
-    own = lines[span.only[0] : span.only[1] + 1]
-    beside = " " * (4 * span.depth + 4) + _BESIDE
-    return [lines[span.first], *own, beside, lines[span.last]]
+    return [
+        lines[part.head],
+        *_beside(span),
+        *lines[part.first : part.last + 1],
+        lines[part.tail],
+        *_body(span),
+    ]
+
+
+def _beside(span: _Span) -> list[str]:
+    return [" " * (4 * span.depth + 4) + _BESIDE]
+
+
+def _body(span: _Span) -> list[str]:
+    return [" " * (4 * span.depth + 4) + "pass"] if span.only and span.only.body else []
 
 
 def _wrapper(depth: int) -> str:
@@ -462,7 +560,7 @@ def _spliced(lines: list[str], plan: list[_Span], done: dict[str, tuple[bool, st
             return None
         formatted: list[str] | None = text[len(wrapper) :].rstrip("\n").split("\n")
         if span.only is not None and formatted is not None:
-            formatted = _argument_lines(lines, span, formatted)
+            formatted = _element_lines(lines, span, formatted)
         if formatted is None:
             return None
         replaced.append((span.changed, formatted))
@@ -472,13 +570,16 @@ def _spliced(lines: list[str], plan: list[_Span], done: dict[str, tuple[bool, st
     return "\n".join(out)
 
 
-def _argument_lines(lines: list[str], span: _Span, formatted: list[str]) -> list[str] | None:
-    """Black's lines of the argument of ``span`` in ``formatted`` (black's text of its piece),
-    or ``None`` where black changed what the piece holds besides it."""
-    beside = " " * (4 * span.depth + 4) + _BESIDE
-    if formatted[:1] != [lines[span.first]] or formatted[-2:] != [beside, lines[span.last]]:
+def _element_lines(lines: list[str], span: _Span, formatted: list[str]) -> list[str] | None:
+    """Black's lines of the element of ``span`` in ``formatted`` (black's text of its piece), or
+    ``None`` where black changed what the piece holds besides it."""
+    part = span.only
+    assert part is not None
+    before = [lines[part.head], *_beside(span)]
+    after = [lines[part.tail], *_body(span)]
+    if formatted[: len(before)] != before or formatted[len(formatted) - len(after) :] != after:
         return None
-    return formatted[1:-2] or None
+    return formatted[len(before) : len(formatted) - len(after)] or None
 
 
 def _too_long(text: str) -> bool:

@@ -121,11 +121,25 @@ PLACES = {
     "an argument of an exploded call": (
         "class A:\n    def f(self):\n        return cls(\n            first=1,\n"
         f"            second=call({ARGUMENTS}),\n            **third,\n        )\n",
-        "argument",
+        "element",
     ),
     "two arguments of an exploded call": (
         f"x = call(\n    call({ARGUMENTS}),\n    first=1,\n    *call({ARGUMENTS}, second),\n)\n",
-        "argument",
+        "element",
+    ),
+    "a parameter of an exploded signature": (
+        "class A:\n    @decorated(first)\n    async def f(\n        self,\n        /,\n        *,\n"
+        f"        first: int = 1,\n        second: Annotated[{ARGUMENTS}] = None,\n"
+        '    ) -> None:\n        """Doc."""\n        return first\n',
+        "element",
+    ),
+    "an element of a list": (
+        f'__all__ = [\n    "first",\n    call({ARGUMENTS}),\n    "{WORDS}",\n]\n',
+        "element",
+    ),
+    "a name of an import": (
+        f"from module import (\n    first,\n    {'name_' * 20},\n)\n",
+        "element",
     ),
     "an argument of a call laid out otherwise": (
         f"x = call(\n    first=1,\n    # a comment\n    second=call({ARGUMENTS}),\n)\n",
@@ -155,8 +169,8 @@ def test_black_s_text_of_a_long_line_wherever_it_is(place, monkeypatch):
         assert given == [source]
     elif needs == "nothing":
         assert given == []
-    elif needs == "argument":  # black gets the long arguments alone, with a name beside each
-        assert given and all("first=1" not in piece and "_," in piece for piece in given)
+    elif needs == "element":  # black gets the long elements alone, with a name beside each
+        assert given and all("first" not in piece and "_," in piece for piece in given)
     else:
         assert given and all("VALUE = 1" not in piece for piece in given)
 
