@@ -179,7 +179,7 @@ def format_long_lines(
     inside classes that give it the indentation it has in the text, so that black lays it out as
     it would in the whole text; of brackets laid out one element to a line (a model's reader of
     a hundred fields, a signature), only the element that holds the line (see
-    :func:`_element`). Where a text cannot be cut so, or black cannot read a piece, black
+    :func:`_exploded`). Where a text cannot be cut so, or black cannot read a piece, black
     formats the whole text. With a ``cache``, a whole text it knows needs nothing is taken as it
     is, and texts found to need nothing are remembered.
     """
@@ -218,7 +218,7 @@ def format_long_lines(
 
 class _Part(NamedTuple):
     """One element of a statement's exploded brackets, which black lays out alone (see
-    :func:`_element`): lines counted from 0."""
+    :func:`_exploded`): lines counted from 0."""
 
     first: int
     last: int
@@ -252,7 +252,7 @@ class _Span(NamedTuple):
 def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> list[_Span] | None:
     """The pieces of ``source`` black must format: for each line that is too long, the innermost
     statement that holds it, with its decorators (or only the element of its brackets that
-    holds it, where :func:`_element` finds one). A line of a string statement needs nothing but
+    holds it, where :func:`_exploded` finds one). A line of a string statement needs nothing but
     the last line of a docstring (where black may move the closing quotes), nor a comment at the
     margin (black does not wrap comments); a one-line block or an ``elif`` is formatted with the
     statement around it. ``None`` where ``ast`` cannot read the text, or only the whole text
@@ -272,6 +272,7 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
             return None
     spans: set[_Span] = set()
     index = _Index(tree)
+    exploded: dict[int, _Exploded | None] = {}  # by statement: a statement holds many long lines
     for number in long:
         chain = index.holding(number)
         if chain and _is_string(chain[-1]) and not _docstring_end(chain, tree, number):
@@ -280,8 +281,10 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
         while chain and not _alone(chain[-1], lines):
             chain.pop()
         if chain:
-            span = _span_of(chain[-1], lines)
-            spans.add(span._replace(only=_element(chain[-1], number, lines)))
+            node = chain[-1]
+            if id(node) not in exploded:
+                exploded[id(node)] = _exploded(node, lines)
+            spans.add(_span_of(node, lines, _element(exploded[id(node)], number)))
         elif outer:
             return None
     kept: list[_Span] = []
@@ -292,14 +295,36 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
 
 
 _BESIDE = "_,"
-"""The first element of a piece of one element (see :func:`_element`): a name, which black
+"""The first element of a piece of one element (see :func:`_exploded`): a name, which black
 leaves as it is."""
 
 
-def _element(node: ast.stmt, number: int, lines: list[str]) -> _Part | None:
-    """The element that holds line ``number`` of the brackets ``node`` lays out one element to a
-    line, where black lays it out alone as it does in place; ``None`` where black needs the
-    whole statement.
+class _Exploded(NamedTuple):
+    """A statement's brackets laid out one element to a line (see :func:`_exploded`)."""
+
+    head: int
+    tail: int
+    firsts: list[int]
+    lasts: list[int]
+    """The first and last lines of each element, in order."""
+    body: bool
+
+
+def _element(exploded: _Exploded | None, number: int) -> _Part | None:
+    """The element of ``exploded`` that holds line ``number`` (counted from 1), if one does."""
+    if exploded is None:
+        return None
+    at = bisect.bisect_right(exploded.firsts, number - 1) - 1
+    if at < 0 or exploded.lasts[at] < number - 1:
+        return None
+    return _Part(
+        exploded.firsts[at], exploded.lasts[at], exploded.head, exploded.tail, exploded.body
+    )
+
+
+def _exploded(node: ast.stmt, lines: list[str]) -> _Exploded | None:
+    """The brackets of ``node`` laid out one element to a line, where black lays each element out
+    alone as it does in place; ``None`` where black needs the whole statement.
 
     The brackets are those of a call or a list, tuple or set (a statement, or the value of an
     assignment or a return), of the names a ``from`` import takes or of a function's parameters
@@ -307,19 +332,20 @@ def _element(node: ast.stmt, number: int, lines: list[str]) -> _Part | None:
     black's magic trailing comma, so that the brackets stay exploded, between a line that ends
     with the opening bracket and one that starts with the closing bracket. Black splits such
     brackets at their commas and lays each element out on its own at its depth, whatever the
-    others are; the piece gives it :data:`_BESIDE` as a first element, since a single element
-    keeps the brackets exploded only in some of them."""
+    others are; a piece of one element (:func:`_piece_lines`) gives it :data:`_BESIDE` as a
+    first element, since a single element keeps the brackets exploded only in some of them."""
     found = _brackets(node, lines)
     if found is None:
         return None
-    head, tail, elements, body = found
+    head, tail, places, body = found
     indent = len(lines[head]) - len(lines[head].lstrip(" "))
     inside = " " * (indent + 4)
     if _too_long(lines[head]) or _too_long(lines[tail]):
         return None
     at = head + 1
-    holding = None
-    for first, column, end, end_column in elements:
+    firsts: list[int] = []
+    lasts: list[int] = []
+    for first, column, end, end_column in places:
         while lines[at] in (inside + "*,", inside + "/,"):
             at += 1
         start = lines[first]
@@ -331,14 +357,12 @@ def _element(node: ast.stmt, number: int, lines: list[str]) -> _Part | None:
             or lines[end].encode()[end_column:] != b","
         ):
             return None
-        if first <= number - 1 <= end:
-            holding = (first, end)
+        firsts.append(first)
+        lasts.append(end)
         at = end + 1
     while at < tail and lines[at] in (inside + "*,", inside + "/,"):
         at += 1
-    if holding is None or at != tail:
-        return None
-    return _Part(*holding, head, tail, body)
+    return _Exploded(head, tail, firsts, lasts, body) if firsts and at == tail else None
 
 
 _Place = tuple[int, int, int, int]
@@ -347,7 +371,7 @@ it (in bytes, as :mod:`ast` counts)."""
 
 
 def _brackets(node: ast.stmt, lines: list[str]) -> tuple[int, int, list[_Place], bool] | None:
-    """For :func:`_element`: the lines (from 0) where ``node``'s exploded brackets open and
+    """For :func:`_exploded`: the lines (from 0) where ``node``'s exploded brackets open and
     close, where their elements are, in order, and whether a function's body follows."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return _parameters(node, lines)
@@ -512,10 +536,10 @@ def _alone(node: ast.stmt, lines: list[str]) -> bool:
     )
 
 
-def _span_of(node: ast.stmt, lines: list[str]) -> _Span:
+def _span_of(node: ast.stmt, lines: list[str], only: _Part | None) -> _Span:
     first = _first_line(node) - 1
     indent = len(lines[first]) - len(lines[first].lstrip(" "))
-    return _Span(first, (node.end_lineno or node.lineno) - 1, indent // 4)
+    return _Span(first, (node.end_lineno or node.lineno) - 1, indent // 4, only)
 
 
 def _wrapped(lines: list[str], span: _Span) -> str:

@@ -3,8 +3,9 @@ rest of the text.
 
 A rendered module of a large document is megabytes of Python; :mod:`ast` builds an object for
 every node of it, and formatting needs only the few statements that came out longer than the
-line length. A lexer of the text's strings, comments, brackets and line continuations (a regular
-expression, so a pass in C) finds where each top-level statement begins: a line at the margin,
+line length. A lexer of the text's strings, comments, brackets and line continuations (regular
+expressions find each, so the text between is passed over in C) finds where each top-level
+statement begins: a line at the margin,
 outside any string and bracket, not continued from the line before, not an ``else``/``elif``/
 ``except``/``finally`` clause, nor the statement a decorator above it decorates. Each statement
 asked for is parsed alone, with its own line numbers. Where the lexer cannot read the text (a
@@ -19,25 +20,22 @@ import bisect
 import re
 from collections.abc import Iterable
 
-_PREFIX = r"(?:[rRbBuUfF]|[rR][bBfF]|[bBfF][rR])?"
-_TOKEN = re.compile(
-    rf"""
-    (?P<string>{_PREFIX}(?:
-        \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
-      | '''(?:[^'\\]|\\.|'(?!''))*'''
-      | "(?:[^"\\\n]|\\.)*"
-      | '(?:[^'\\\n]|\\.)*'
-    ))
-  | (?P<comment>\#[^\n]*)
-  | (?P<open>[(\[{{])
-  | (?P<close>[)\]}}])
-  | (?P<continued>\\\n)
-  | (?P<quote>["'\\])
+_SPECIAL = re.compile(r"""["'#()\[\]{}\\]""")
+"""Where a token of the lexer can begin: a quote, a comment, a bracket, a backslash. (A string's
+prefix is an ordinary character before its quote: it changes nothing of where the string ends,
+a raw string's backslash escaping its quote as any string's does.)"""
+
+_STRING = re.compile(
+    r"""
+        \"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
+      | '''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
+      | "[^"\\\n]*(?:\\.[^"\\\n]*)*"
+      | '[^'\\\n]*(?:\\.[^'\\\n]*)*'
     """,
     re.VERBOSE | re.DOTALL,
 )
-"""A string (any prefix, triple or single quotes, escapes), a comment, a bracket, a backslash
-that continues a line; and a quote or backslash that is none of these (the lexer's failure)."""
+"""A string from its opening quote: triple or single quotes, escapes (a backslash and any
+character, a line break too)."""
 
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 """A line that continues the compound statement above it rather than starting one."""
@@ -80,24 +78,38 @@ def _statement_starts(source: str, lines: list[str]) -> list[int] | None:
 
     barred: set[int] = set()  # lines that begin inside a string or brackets, or continue one
     depth, opened = 0, 0
-    for match in _TOKEN.finditer(source):
-        kind = match.lastgroup
-        if kind == "quote":
-            return None
-        if kind == "open":
+    special, string = _SPECIAL.search, _STRING.match
+    found = special(source)
+    while found is not None:
+        at = found.start()
+        char = source[at]
+        after = at + 1
+        if char in "([{":
             if depth == 0:
-                opened = match.start()
+                opened = at
             depth += 1
-        elif kind == "close":
+        elif char in ")]}":
             if depth == 0:
                 return None
             depth -= 1
             if depth == 0:
-                barred.update(range(line_of(opened) + 1, line_of(match.start()) + 1))
-        elif kind == "string" and "\n" in match[0]:
-            barred.update(range(line_of(match.start()) + 1, line_of(match.end() - 1) + 1))
-        elif kind == "continued":
-            barred.add(line_of(match.start()) + 1)
+                barred.update(range(line_of(opened) + 1, line_of(at) + 1))
+        elif char == "#":
+            end = source.find("\n", at)
+            after = len(source) if end < 0 else end
+        elif char == "\\":
+            if source[after : after + 1] != "\n":
+                return None  # a backslash outside a string that continues no line
+            barred.add(line_of(at) + 1)
+            after += 1
+        else:
+            literal = string(source, at)
+            if literal is None:
+                return None  # a quote that no string closes
+            after = literal.end()
+            if source.find("\n", at, after) >= 0:
+                barred.update(range(line_of(at) + 1, line_of(after - 1) + 1))
+        found = special(source, after)
     if depth:
         return None
     starts: list[int] = []

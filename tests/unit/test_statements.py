@@ -65,6 +65,23 @@ t = 'a' "b" f"{{x['k']}}"; u = "{LONG}"
 # a comment at the margin that is long {LONG}
 '''
 
+STRINGS = (
+    'r = r"\\"" + r"\\\\" + r"\\"(" + rb\'\'\'\n'
+    ") # \\''' ''' + b\"\\\\\\\\\" + 'x\\\n"
+    "] y'\n"
+    'q = """ "" \\""" ( """\n'
+    "w = (  # ( a comment's bracket\n"
+    '    "#", \'"\', "\'"  # )\n'
+    ")\n"
+    'd = """ \\""" \n'
+    "x = (\n"
+    "\"\"\" + ''' \\''' \n"
+    "y = [\n"
+    "'''\n"
+)
+"""Strings whose quotes, escapes, prefixes and line breaks the lexer must read as Python does."""
+TRICKY += STRINGS
+
 
 def holding(tree: ast.Module, number: int) -> list[str]:
     return [
@@ -101,6 +118,7 @@ def test_the_pieces_are_those_of_the_whole_parse():
         "x = 'unclosed\ny = 1\n",  # a quote the lexer cannot close
         "x = (1,\ny = 2\n",  # a bracket that never closes
         "x = 1)\n",  # one that closes nothing
+        "x = 1 \\ 2\n",  # a backslash that continues no line
     ],
 )
 def test_a_text_the_lexer_cannot_cut_has_no_answer(text):
