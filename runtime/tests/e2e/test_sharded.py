@@ -577,7 +577,6 @@ def ranks(tmp_path_factory):
     save_checkpoint(session, folder / "one")
     saved = session.state_dict()
 
-    started = time.perf_counter()
     context = multiprocessing.get_context("fork")
     out = context.SimpleQueue()
     ports = free_ports(5)
@@ -607,8 +606,7 @@ def ranks(tmp_path_factory):
             process.join(timeout=10)
             if process.is_alive():
                 process.kill()
-    seconds = time.perf_counter() - started
-    return {"ranks": found, "answers": answers, "folder": folder, "seconds": seconds}
+    return {"ranks": found, "answers": answers, "folder": folder}
 
 
 def _every_rank_says(word: str, out: Any, processes: list[Any]) -> dict[int, Any]:
@@ -810,11 +808,6 @@ def test_a_step_rank_0_cannot_record_is_taken_back_on_every_rank(ranks):
         "continues": True,
     }
     assert ranks["ranks"][1]["taken back"] == {"exit": 0}
-
-
-def test_the_ranks_take_seconds(ranks):
-    """Every check above comes from one pair of forked ranks."""
-    assert ranks["seconds"] < 60, ranks["seconds"]
 
 
 def test_the_readme_torchrun_command_serves_from_two_processes_on_the_cpu(tmp_path):
