@@ -9,8 +9,8 @@ that black left unchanged: a text found there is black's output already and is u
 without importing black. The cache is keyed by black's version and the mode's options (a new
 black or a new mode starts a new cache file), it lives outside the project (the user's cache
 folder, see :func:`~generator.caching.default_cache_dir`), and deleting it only makes the next
-run format everything again. A text that black would change is
-never cached: black formats it every time.
+run format everything again. A text that black would change is never cached: black formats it
+every time.
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
         elif outer:
             return None
     kept: list[_Span] = []
-    for span in sorted(spans, key=lambda s: (s.changed[0], -s.changed[1], s.only is not None)):
+    for span in sorted(spans, key=lambda s: (s.changed[0], -s.changed[1])):
         if not kept or span.changed[0] > kept[-1].changed[1]:
             kept.append(span)  # a span inside one kept already is formatted with it
     return kept
@@ -342,11 +342,12 @@ def _exploded(node: ast.stmt, lines: list[str]) -> _Exploded | None:
     inside = " " * (indent + 4)
     if _too_long(lines[head]) or _too_long(lines[tail]):
         return None
+    markers = (inside + "*,", inside + "/,")  # a signature's * and / on lines of their own
     at = head + 1
     firsts: list[int] = []
     lasts: list[int] = []
     for first, column, end, end_column in places:
-        while lines[at] in (inside + "*,", inside + "/,"):
+        while lines[at] in markers:
             at += 1
         start = lines[first]
         if (
@@ -360,7 +361,7 @@ def _exploded(node: ast.stmt, lines: list[str]) -> _Exploded | None:
         firsts.append(first)
         lasts.append(end)
         at = end + 1
-    while at < tail and lines[at] in (inside + "*,", inside + "/,"):
+    while at < tail and lines[at] in markers:
         at += 1
     return _Exploded(head, tail, firsts, lasts, body) if firsts and at == tail else None
 
@@ -575,18 +576,19 @@ def _wrapper(depth: int) -> str:
 def _spliced(lines: list[str], plan: list[_Span], done: dict[str, tuple[bool, str]]) -> str | None:
     """The text of ``lines`` with black's text of each span in place; ``None`` where black could
     not read a span, or laid out otherwise what it was to leave as it is (the wrapper; for one
-    argument, the statement's first and last lines and the neighbouring argument)."""
+    element, the lines of its brackets, the name beside it and a function's ``pass``)."""
     replaced: list[tuple[tuple[int, int], list[str]]] = []
     for span in plan:
         ok, text = done[_wrapped(lines, span)]
         wrapper = _wrapper(span.depth)
         if not ok or not text.startswith(wrapper):
             return None
-        formatted: list[str] | None = text[len(wrapper) :].rstrip("\n").split("\n")
-        if span.only is not None and formatted is not None:
-            formatted = _element_lines(lines, span, formatted)
-        if formatted is None:
-            return None
+        formatted = text[len(wrapper) :].rstrip("\n").split("\n")
+        if span.only is not None:
+            element = _element_lines(lines, span, formatted)
+            if element is None:
+                return None
+            formatted = element
         replaced.append((span.changed, formatted))
     out = list(lines)
     for (first, last), formatted in sorted(replaced, reverse=True):

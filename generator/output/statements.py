@@ -5,12 +5,12 @@ A rendered module of a large document is megabytes of Python; :mod:`ast` builds 
 every node of it, and formatting needs only the few statements that came out longer than the
 line length. A lexer of the text's strings, comments, brackets and line continuations (regular
 expressions find each, so the text between is passed over in C) finds where each top-level
-statement begins: a line at the margin,
-outside any string and bracket, not continued from the line before, not an ``else``/``elif``/
-``except``/``finally`` clause, nor the statement a decorator above it decorates. Each statement
-asked for is parsed alone, with its own line numbers. Where the lexer cannot read the text (a
-quote it cannot close) or a statement does not parse alone, there is no answer and the caller
-parses the whole text: the statements are those of the whole text's parse or nothing.
+statement begins: a line at the margin, outside any string and bracket, not continued from the
+line before, not an ``else``/``elif``/``except``/``finally`` clause, nor the statement a
+decorator above it decorates. Each statement asked for is parsed alone, with its own line
+numbers. Where the lexer cannot read the text (a quote it cannot close) or a statement does not
+parse alone, there is no answer and the caller parses the whole text: the statements are those
+of the whole text's parse or nothing.
 """
 
 from __future__ import annotations

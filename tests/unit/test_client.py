@@ -227,6 +227,7 @@ def test_a_post_whose_connection_failed_before_sending_is_retried(monkeypatch):
     pkg = load(NEWEST)
     waited = []
     retry_delay = _client._BaseClient._retry_delay
+    holder: list[LoopbackServer] = []
     with refused_port() as reserved:
 
         def start_listening(self, attempt, response):
@@ -236,7 +237,6 @@ def test_a_post_whose_connection_failed_before_sending_is_retried(monkeypatch):
             waited.append(attempt)
             return retry_delay(self, attempt, response)
 
-        holder: list[LoopbackServer] = []
         monkeypatch.setattr(_client._BaseClient, "_retry_delay", start_listening)
         url = f"http://127.0.0.1:{port_of(reserved)}"
         try:

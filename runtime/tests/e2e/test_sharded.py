@@ -616,15 +616,16 @@ def _every_rank_says(word: str, out: Any, processes: list[Any]) -> dict[int, Any
     its process ended: the first rank to fail is not always the one whose fault it is."""
     said: dict[int, tuple[str, Any]] = {}
     failed = False
+    silence = None  # why the words stopped coming, where they did
     while len(said) < WORLD:
         try:
             rank, kind, payload = _get(out, processes, 30 if failed else 120)
         except AssertionError as exc:
-            said[-1] = ("failed", str(exc))
+            silence = str(exc)
             break
         said[rank] = (kind, payload)
         failed = failed or kind != word
-    if not failed and -1 not in said:
+    if not failed and silence is None:
         return {rank: payload for rank, (_, payload) in said.items()}
     lines = [f"the ranks did not all say {word!r}:"]
     for rank, process in enumerate(processes):
@@ -642,8 +643,8 @@ def _every_rank_says(word: str, out: Any, processes: list[Any]) -> dict[int, Any
                 )
             )
             lines.append(f"rank {rank} (pid {process.pid}) {ended}")
-    if -1 in said and any(p.is_alive() for p in processes):
-        lines.append(said[-1][1])  # the time the words are awaited ran out
+    if silence is not None and any(p.is_alive() for p in processes):
+        lines.append(silence)  # the time the words are awaited ran out
     raise AssertionError("\n".join(lines))
 
 
