@@ -8,8 +8,6 @@ import asyncio
 import json
 import select
 import socket
-import statistics
-import time
 
 import pytest
 
@@ -114,53 +112,63 @@ def test_percent_encodings_that_are_not_utf8_name_no_session(served):
 
 
 def test_slow_senders_are_cut_off_and_do_not_starve_others(forks):
-    """200 connections sending a request's head a byte at a time are answered 408 once the
-    deadline on the whole request passes, while a normal client keeps its latency."""
+    """200 connections sending a request's head a byte at a time are each answered 408 (the
+    deadline is on the whole request: a byte does not extend it), and a normal client on its own
+    kept-alive connection is answered while they are held open.
+
+    Judged by what happens, not by when: every slow connection gets a byte each round until it
+    is answered, and the rounds are bounded by count (``TRICKLE``, many times what a 1 s
+    deadline needs at this pace: only a server that never cuts them off reaches it); the normal
+    client asks once a round, and an answer counts as served beside them when some slow
+    connections still have none once it came."""
     with forks.start("--read-timeout", "1") as server:
         connection = server.connection()
 
-        def latencies(n: int) -> list[float]:
-            times = []
-            for _ in range(n):
-                started = time.perf_counter()
-                status, _ = server.request(
-                    "POST", facts.path(NEWEST, "normal"), {}, connection=connection
-                )
-                times.append(time.perf_counter() - started)
-                assert status == 200
-            return times
+        def normal() -> int:
+            status, _ = server.request(
+                "POST", facts.path(NEWEST, "normal"), {}, connection=connection
+            )
+            return status
 
-        before = latencies(10)
+        assert normal() == 200
         slow = [
             socket.create_connection((server.host, server.port), timeout=10) for _ in range(200)
         ]
-        started = time.monotonic()
         for sock in slow:
             sock.sendall(f"POST {PATH} HTTP/1.1\r\nHost: x\r\nX-Slow: ".encode())
-        answered: dict[socket.socket, float] = {}
-        during: list[float] = []
-        while len(answered) < len(slow) and time.monotonic() - started < 6:
+        answered: list[socket.socket] = []
+        statuses: list[int] = []  # the normal client's, while slow connections are held
+        beside = 0  # the normal answers that came while some slow connections had none
+        for _ in range(TRICKLE):
             waiting = [s for s in slow if s not in answered]
+            if not waiting:
+                break
             readable, _, _ = select.select(waiting, [], [], 0.05)
-            for sock in readable:
-                answered[sock] = time.monotonic() - started
+            answered += readable
             for sock in waiting:
                 if sock not in readable:
                     try:
                         sock.send(b"a")
-                    except OSError:
-                        answered.setdefault(sock, time.monotonic() - started)
-            if len(during) < 20:
-                during += latencies(1)
+                    except OSError:  # closed by the server before its answer was read
+                        answered.append(sock)
+            if len(statuses) < 20:
+                statuses.append(normal())
+                held = [s for s in slow if s not in answered]
+                beside += len(select.select(held, [], [], 0)[0]) < len(held)
         replies = [sock.recv(65536) for sock in answered]
+        after = normal()
         for sock in slow:
             sock.close()
         connection.close()
-    assert len(answered) == 200
+    assert len(answered) == 200, f"{200 - len(answered)} slow senders were never cut off"
     assert all(reply.startswith(b"HTTP/1.1 408 ") for reply in replies), replies[0]
     assert b'"invalid_request_error"' in replies[0]
-    assert 0.9 < min(answered.values()) and max(answered.values()) < 3.0
-    assert statistics.median(during) < max(0.1, 5 * statistics.median(before)), (before, during)
+    assert set(statuses) == {200} and beside > 0, (statuses, beside)
+    assert after == 200
+
+
+TRICKLE = 2000
+"""The most rounds of a byte to every slow sender (a round waits at most 0.05 s for answers)."""
 
 
 def test_a_hundred_concurrent_async_calls_all_succeed(forks):

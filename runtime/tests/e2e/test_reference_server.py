@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import socket
 import textwrap
-import time
 
 import pytest
 import torch
@@ -230,13 +229,14 @@ def test_malformed_or_oversized_bodies_are_refused(served, headers, status):
 
 
 def test_a_request_that_stalls_is_answered_408():
+    """A body that stops short of its Content-Length is answered 408 once the read timeout
+    passes, not held open until the client gives up (the client's own timeout, 10 s, only ends
+    a test that would hang)."""
     with Served(NEWEST, "--read-timeout", "0.3") as server:
-        started = time.monotonic()
         answer = raw(
             server, f"POST {path()} HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{{".encode()
         )
         assert answer.split(b" ")[1] == b"408"
-        assert time.monotonic() - started < 5
 
 
 def test_state_dir_continues_after_a_restart(tmp_path):
