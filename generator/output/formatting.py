@@ -610,11 +610,13 @@ def _element_lines(lines: list[str], span: _Span, formatted: list[str]) -> list[
 
 def _too_long(text: str) -> bool:
     """Whether a line is longer than black allows, in columns as black counts them (a wide
-    character is two)."""
+    character is two, none is more): black's count is asked (and black imported) only for a
+    line that could be too long so, one whose length and count of non-ASCII characters
+    together exceed the line length."""
     for line in text.split("\n"):
         if len(line) > LINE_LENGTH:
             return True
-        if not line.isascii() and len(line) * 2 > LINE_LENGTH:
+        if not line.isascii() and 2 * len(line) - len(line.encode("ascii", "ignore")) > LINE_LENGTH:
             from black.strings import str_width
 
             if str_width(line) > LINE_LENGTH:
