@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..caching import Store
 from ..literals import LINE_LENGTH
+from .shapes import restored, shape
 from .statements import statements_holding
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ TARGET_VERSIONS = ("PY311",)
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _MAX_ENTRIES = 20_000  # beyond this the file is rewritten with the entries of the current run
 _WORTH_A_PROCESS = 200_000  # characters: less is formatted faster than a worker process starts
+_BATCHES_PER_WORKER = 8  # enough that the last batches even out the workers' ends
 
 
 @functools.cache
@@ -156,7 +158,7 @@ def format_sources(
         else:
             todo.append(i)
     if todo:
-        formatted = _format_all([sources[i] for i in todo])
+        formatted = _format_shapes([sources[i] for i in todo])
         for i, result in zip(todo, formatted):
             results[i] = result
         if cache is not None:
@@ -624,7 +626,30 @@ def _too_long(text: str) -> bool:
     return False
 
 
+def _format_shapes(sources: Sequence[str]) -> list[tuple[bool, str]]:
+    """:func:`_format_all` of ``sources``, each shape once (see :mod:`.shapes`): black formats a
+    text itself only where its shape's text does not give its names back, or black refused the
+    shape (so that the refusal names the text's own words)."""
+    shaped = [shape(source) for source in sources]
+    unique = list(dict.fromkeys(key for key, _ in shaped))
+    done = dict(zip(unique, _format_all(unique)))
+    results: list[tuple[bool, str]] = []
+    again: list[int] = []
+    for i, (key, names) in enumerate(shaped):
+        ok, text = done[key]
+        back = restored(text, names) if ok else None
+        if back is None and names:
+            again.append(i)
+        results.append((ok, text) if back is None else (True, back))
+    for i, result in zip(again, _format_all([sources[i] for i in again])):
+        results[i] = result
+    return results
+
+
 def _format_all(sources: Sequence[str]) -> list[tuple[bool, str]]:
+    """Black's text of each source (see :func:`_format`), using every core where there is
+    enough to format: the workers take the longest sources first, in batches (a source at a
+    time would cost more in passing it than black takes on a short one)."""
     import black  # noqa: F401  (imported before forking, so that every worker has it)
 
     workers = min(os.cpu_count() or 1, len(sources))
@@ -633,10 +658,16 @@ def _format_all(sources: Sequence[str]) -> list[tuple[bool, str]]:
     import concurrent.futures
     import multiprocessing
 
+    order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
+    batch = max(1, len(sources) // (workers * _BATCHES_PER_WORKER))
     with concurrent.futures.ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork")
     ) as pool:
-        return list(pool.map(_format, sources))
+        formatted = pool.map(_format, [sources[i] for i in order], chunksize=batch)
+        results: list[tuple[bool, str]] = [(False, "")] * len(sources)
+        for i, result in zip(order, formatted):
+            results[i] = result
+    return results
 
 
 def _format(source: str) -> tuple[bool, str]:

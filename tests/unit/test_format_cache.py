@@ -156,13 +156,13 @@ def test_black_s_text_of_a_long_line_wherever_it_is(place, monkeypatch):
     text, needs = PLACES[place]
     source = "VALUE = 1\n\n\n" + text
     seen: list[str] = []
-    black = formatting._format_all
+    black = formatting._format_shapes
 
     def spy(sources):
         seen.extend(sources)
         return black(sources)
 
-    monkeypatch.setattr(formatting, "_format_all", spy)
+    monkeypatch.setattr(formatting, "_format_shapes", spy)
     assert formatting.format_long_lines([source]) == formatting.format_sources([source])
     given = seen[:-1]  # format_sources gave black the whole text last
     if needs == "whole":
