@@ -88,13 +88,15 @@ def _run_script(argument: str, path: str) -> tuple[str, str]:
     """The output and errors of the import script on ``argument`` with ``path`` first on the
     module search path: in a child forked from this process where the platform forks (the
     interpreter, httpx and the runtime are loaded already: a fresh interpreter spends longer
-    starting than importing a small package), else in a fresh interpreter."""
+    starting than importing a small package), else in a fresh interpreter. Neither writes
+    bytecode: the folder keeps what was rendered, and writing it would add a tenth to the
+    import of a large package."""
     if not hasattr(os, "fork"):  # pragma: no cover - Windows
         result = subprocess.run(
             [sys.executable, "-c", _SCRIPT, argument],
             capture_output=True,
             text=True,
-            env={**os.environ, "PYTHONPATH": path},
+            env={**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"},
         )
         return result.stdout, result.stderr
     for stream in (sys.stdout, sys.stderr):
@@ -126,6 +128,7 @@ def _child(argument: str, path: str, write: int, errors: int) -> NoReturn:  # pr
         sys.stdout = open(write, "w", encoding="utf-8")
         sys.path[:0] = path.split(os.pathsep)
         sys.argv = ["-c", argument]
+        sys.dont_write_bytecode = True  # a check, not an install: no bytecode left behind
         importlib.invalidate_caches()
         exec(compile(_SCRIPT, "<smoke>", "exec"), {"__name__": "__main__"})
         sys.stdout.flush()

@@ -6,6 +6,7 @@ tag against a server on loopback."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -35,6 +36,12 @@ def corpus_package(tmp_path_factory):
         capture_output=True,
         text=True,
         cwd=ROOT,
+        # as on a user's first run: Python writes bytecode where nothing says otherwise, and
+        # the cache is empty (the import check runs)
+        env={
+            **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+            "TOGETHER_RL_CODEGEN_CACHE": str(tmp_path_factory.mktemp("cache")),
+        },
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return out, result
@@ -66,6 +73,13 @@ def test_the_document_s_own_faults_are_warnings_and_the_package_says_so(corpus_p
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert readme.startswith("# together-apis 2.0.0\n")
     assert "## Left out" not in readme  # nothing of the corpus is left out
+
+
+def test_the_folder_holds_what_was_rendered_and_no_bytecode_of_the_import_check(corpus_package):
+    out, result = corpus_package
+    files = [path for path in out.rglob("*") if path.is_file()]
+    assert files and not [path for path in files if "__pycache__" in path.parts]
+    assert f"rendered {len(files)} files" in result.stdout + result.stderr
 
 
 def test_the_package_is_laid_out_as_black_does_and_uses_what_it_imports(corpus_package):
