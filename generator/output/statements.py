@@ -7,10 +7,13 @@ line length. A lexer of the text's strings, comments, brackets and line continua
 expressions find each, so the text between is passed over in C) finds where each top-level
 statement begins: a line at the margin, outside any string and bracket, not continued from the
 line before, not an ``else``/``elif``/``except``/``finally`` clause, nor the statement a
-decorator above it decorates. Each statement asked for is parsed alone, with its own line
-numbers. Where the lexer cannot read the text (a quote it cannot close) or a statement does not
-parse alone, there is no answer and the caller parses the whole text: the statements are those
-of the whole text's parse or nothing.
+decorator above it decorates. The statements asked for are parsed in their places, the lines
+of the others parsed as empty lines, so that each keeps its line numbers; of a class or a
+function (a client of a thousand methods is one statement), only the statements of its body
+that hold a line asked for, and its first and last (its docstring, its end), and so on inside
+those. Where the lexer cannot read the text (a quote it cannot close) or what is left does not
+parse, there is no answer and the caller parses the whole text: the statements are those of
+the whole text's parse or nothing.
 """
 
 from __future__ import annotations
@@ -46,29 +49,121 @@ def statements_holding(source: str, lines: list[str], numbers: Iterable[int]) ->
     ``numbers`` (counted from 1), and of its first statement (whether a string there is the
     module's docstring), in their order, each as the whole text's parse has it; ``None`` where
     the text cannot be cut into statements so."""
-    starts = _statement_starts(source, lines)
-    if starts is None:
+    barred = _barred(source, lines)
+    if barred is None:
         return None
+    starts = _starts(lines, barred, 0, 0, len(lines))
     if not starts or starts[0] != 0:
         starts = [0, *starts]  # blank lines and comments before the first statement go with it
+    asked = sorted(number - 1 for number in numbers)
     wanted = {0}
-    for number in numbers:
-        wanted.add(bisect.bisect_right(starts, number - 1) - 1)
-    body: list[ast.stmt] = []
-    for index in sorted(wanted):
+    for number in asked:
+        wanted.add(bisect.bisect_right(starts, number) - 1)
+    text = [""] * len(lines)  # the statements left out are parsed as empty lines
+    for index in wanted:
         first = starts[index]
         last = starts[index + 1] if index + 1 < len(starts) else len(lines)
-        try:  # after as many empty lines as come before it: its own line numbers
-            tree = ast.parse("\n" * first + "\n".join(lines[first:last]))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-        body.extend(tree.body)
-    return ast.Module(body=body, type_ignores=[])
+        inside = asked[bisect.bisect_left(asked, first) : bisect.bisect_left(asked, last)]
+        text[first:last] = _pruned(lines, barred, first, last, inside)
+    try:
+        return ast.parse("\n".join(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
-def _statement_starts(source: str, lines: list[str]) -> list[int] | None:
-    """The lines (counted from 0) where the top-level statements of ``source`` begin, in order;
-    ``None`` where the lexer meets a quote it cannot close or brackets that do not pair."""
+_DEFINITION = re.compile(r"(?:class|def|async\s+def)\b")
+"""The first line (after its decorators) of a statement whose body may be pruned."""
+
+
+def _pruned(
+    lines: list[str], barred: set[int], first: int, last: int, asked: list[int], at: int = 0
+) -> list[str]:
+    """The lines ``first`` to ``last`` (from 0, the end excluded) of a statement indented by
+    ``at``, where it is a class or a function, with the lines of each statement of its body
+    that holds none of the ``asked`` lines made empty, but those of its first and its last; and
+    so in each class or function of its body that is kept."""
+    head = first
+    while head < last and (lines[head].startswith("@", at) or head in barred):
+        head += 1  # the decorators
+    if head >= last or not _DEFINITION.match(lines[head], at):
+        return lines[first:last]
+    head += 1
+    while head < last and head in barred:
+        head += 1  # the header's own lines: the body begins after them
+    indent = next(
+        (
+            len(line) - len(line.lstrip(" "))
+            for number, line in enumerate(lines[head:last], start=head)
+            if number not in barred and line.strip() and not line.lstrip(" ").startswith("#")
+        ),
+        at,
+    )
+    starts = _starts(lines, barred, indent, head, last) if indent > at else []
+    if not starts:  # a body on the header's line
+        return lines[first:last]
+    kept = {0}
+    for number in asked:
+        kept.add(bisect.bisect_right(starts, number) - 1)
+    text = lines[first:last]
+    final = len(starts) - 1
+    for index, (start, end) in enumerate(zip(starts, [*starts[1:], last])):
+        if index in kept:
+            inside = asked[bisect.bisect_left(asked, start) : bisect.bisect_left(asked, end)]
+            replaced = _pruned(lines, barred, start, end, inside, indent)
+        else:
+            replaced = [""] * (end - start)
+            if index == final and not _stands_in(lines, barred, start, end, indent, replaced):
+                replaced = _pruned(lines, barred, start, end, [], indent)
+        text[start - first : end - first] = replaced
+    return text
+
+
+def _stands_in(
+    lines: list[str], barred: set[int], first: int, last: int, indent: int, empty: list[str]
+) -> bool:
+    """Put in ``empty`` (the lines ``first`` to ``last`` made empty) a statement that ends where
+    the statement there ends, at the same line and column, in place of it: the last of a body,
+    which gives its block its end. ``False`` where its last line may end before its last column
+    (a comment, spaces after it) or is too short for a string."""
+    end = last - 1
+    while end > first and end not in barred and not lines[end].lstrip(" ")[:1].strip("#"):
+        end -= 1  # blank lines and comments after it
+    line = lines[end]
+    width = len(line.encode())
+    if "#" in line or line != line.rstrip() or width < indent + 2:
+        return False
+    empty[end - first] = " " * indent + '"' + "x" * (width - indent - 2) + '"'
+    return True
+
+
+def _starts(lines: list[str], barred: set[int], indent: int, first: int, last: int) -> list[int]:
+    """The lines (from 0) between ``first`` and ``last`` where the statements indented by
+    ``indent`` begin: not in a string or brackets (``barred``), not a clause of the statement
+    above, nor the statement its decorators above decorate."""
+    starts: list[int] = []
+    decorated = False  # the lines since the last start are decorators
+    for number in range(first, last):
+        line = lines[number]
+        if (
+            len(line) <= indent
+            or line[indent] in " \t#"
+            or (indent and not line.startswith(" " * indent))
+            or number in barred
+            or _CLAUSE.match(line, indent)
+        ):
+            continue
+        if decorated:  # another decorator, or the statement they decorate
+            decorated = line.startswith("@", indent)
+            continue
+        decorated = line.startswith("@", indent)
+        starts.append(number)
+    return starts
+
+
+def _barred(source: str, lines: list[str]) -> set[int] | None:
+    """The lines (counted from 0) of ``source`` that begin inside a string or brackets or
+    continue the line before; ``None`` where the lexer meets a quote it cannot close or brackets
+    that do not pair."""
     offsets = [0]
     for line in lines[:-1]:
         offsets.append(offsets[-1] + len(line) + 1)
@@ -112,14 +207,4 @@ def _statement_starts(source: str, lines: list[str]) -> list[int] | None:
         found = special(source, after)
     if depth:
         return None
-    starts: list[int] = []
-    decorated = False  # the lines since the last start are decorators
-    for number, line in enumerate(lines):
-        if not line or line[0] in " \t#" or number in barred or _CLAUSE.match(line):
-            continue
-        if decorated:  # another decorator, or the statement they decorate
-            decorated = line.startswith("@")
-            continue
-        decorated = line.startswith("@")
-        starts.append(number)
-    return starts
+    return barred

@@ -63,6 +63,47 @@ line
 """
 t = 'a' "b" f"{{x['k']}}"; u = "{LONG}"
 # a comment at the margin that is long {LONG}
+
+
+class Client(
+    Base,
+):
+    """A class of many methods: only those holding a line asked for are parsed."""
+
+    limit = 1
+
+    @property
+    def first(self) -> str:
+        return "{LONG}"
+
+    # a comment in the body, long {LONG}
+    def second(self) -> None:
+        if self.limit:
+            pass
+        else:
+            self.call("""
+    def not_a_method(self): {LONG}
+""")
+
+    @decorator(
+        "a",
+    )
+    async def third(self):
+        """doc"""
+        return [
+            "{LONG}",
+        ]
+
+    def last(self): return "{LONG}"
+
+
+async def function(a, b):
+    x = 1
+    try:
+        y = "{LONG}"
+    except E:
+        pass
+    return x
 '''
 
 STRINGS = (
@@ -84,9 +125,20 @@ TRICKY += STRINGS
 
 
 def holding(tree: ast.Module, number: int) -> list[str]:
-    return [
-        ast.dump(node, include_attributes=True) for node in formatting._Index(tree).holding(number)
-    ]
+    """The statements holding line ``number``, outermost first: where each is, and the innermost
+    whole (a class or a function but for its body, which its own lines' statements show)."""
+    chain = formatting._Index(tree).holding(number)
+    shown = [f"{type(node).__name__} {place(node)}" for node in chain]
+    if chain:
+        innermost = chain[-1]
+        if isinstance(innermost, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            innermost = type(innermost)(**{**vars(innermost), "body": []})
+        shown.append(ast.dump(innermost, include_attributes=True))
+    return shown
+
+
+def place(node: ast.AST) -> tuple[int | None, ...]:
+    return tuple(getattr(node, key, None) for key in node._attributes)
 
 
 def test_the_statements_holding_each_line_are_the_whole_parse_s():
@@ -99,6 +151,22 @@ def test_the_statements_holding_each_line_are_the_whole_parse_s():
             whole.body[0], include_attributes=True
         )
         assert holding(cut, number) == holding(whole, number), (number, lines[number - 1])
+
+
+def test_a_class_s_body_is_parsed_where_it_holds_a_line_asked_for_and_at_its_ends():
+    lines = TRICKY.split("\n")
+    number = next(n for n, line in enumerate(lines, start=1) if "def first" in line) + 1
+    cut = statements_holding(TRICKY, lines, [number])
+    assert cut is not None
+    client = next(
+        node for node in cut.body if isinstance(node, ast.ClassDef) and node.name == "Client"
+    )
+    whole = next(node for node in ast.parse(TRICKY).body if getattr(node, "name", "") == "Client")
+    # the docstring, the method asked about, and a statement standing in for the last, which
+    # ends where it ends: the class ends where the whole parse's does
+    assert [getattr(node, "name", None) for node in client.body] == [None, "first", None]
+    assert place(client.body[-1])[2:] == place(whole.body[-1])[2:]
+    assert place(client) == place(whole) and len(whole.body) == 6
 
 
 def test_the_pieces_are_those_of_the_whole_parse():
