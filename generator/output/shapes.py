@@ -1,7 +1,8 @@
 """Texts that differ only in the letters of their names, formatted once.
 
 Black lays a text out by its tokens' kinds and widths: a name is a name, whatever its letters,
-as long as it is not a keyword. Of a large document's pieces many differ only so (a reader's
+as long as it is not a keyword (black compares names, to keep overloads together, only in its
+``.pyi`` mode, which the generator does not use). Of a large document's pieces many differ only so (a reader's
 ``put(_, strict_enum(Model))`` for a thousand models, a method's ``_build_request`` for each
 path): each name of a text that is neither a keyword nor a soft keyword nor a dunder is replaced
 by as many ``x`` as it has letters, giving its shape, and black formats each shape once.
