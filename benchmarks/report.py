@@ -464,7 +464,11 @@ def _real_world(r: dict[str, Any] | None, summary: list[str]) -> list[str]:
         ),
         f"These figures: `nox -s bench -- real-world --rounds {r['rounds']}`"
         + "".join(
-            f" (GitHub's row: `-- real-world --github-only --github-rounds {row['rounds']}`)"
+            (
+                f" (GitHub's row: `-- real-world --github-only --github-rounds {row['rounds']}`)"
+                if row.get("measured_alone")
+                else f" (GitHub's document: `--github-rounds {row['rounds']}`)"
+            )
             for row in r["rows"]
             if row.get("folder") == "npm" and "rounds" in row
         )

@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
             kept["rows"] = [
                 row for row in kept["rows"] if document_bench.GITHUB_PACKAGE not in row["document"]
             ]
-            kept["rows"].append(document_bench.github_row(args.github_rounds))
+            alone = document_bench.github_row(args.github_rounds)
+            kept["rows"].append({**alone, "measured_alone": True})
             document["real_world"] = kept
         else:
             document["real_world"] = document_bench.real_world(
