@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -229,3 +230,52 @@ def test_each_finding_of_the_validator_names_its_place_in_the_document():
         "it): openapi-spec-validator stopped there (TypeError: expected string or bytes-like "
         "object, got 'int')"
     )
+
+
+class _Lookup:
+    def __contains__(self, key):
+        return False
+
+    def __getitem__(self, key):
+        raise KeyError(key)
+
+    def __len__(self):
+        return 0
+
+
+class _NotLooked(_Lookup):
+    __len__ = None  # type: ignore[assignment]
+
+
+class _GetOnly:
+    def __getitem__(self, key):
+        raise KeyError(key)
+
+
+def test_the_worker_s_lookup_check_answers_as_pathable_s_protocol(monkeypatch):
+    """The validator's worker replaces pathable's runtime protocol check by a cached one: the
+    same answer for every kind of node, and the same findings on a faulty document."""
+    from pathable import accessors, protocols
+
+    from generator.reading.validate import cache_lookup_checks, schema_problems
+
+    nodes = [{}, [], (), "text", b"bytes", 1, 1.5, None, True, object(), _Lookup(), _NotLooked()]
+    nodes += [_GetOnly(), range(3), {1}, frozenset(), type, _Lookup]
+    nodes += [SimpleNamespace(__contains__=len, __getitem__=len, __len__=len)]  # attributes
+    nodes += [SimpleNamespace(__contains__=len, __getitem__=len, __len__=None)]
+    protocol = protocols.Subscriptable
+    raw = {
+        "openapi": "3.1.0",
+        "info": {"title": "t"},
+        "paths": {"/a/{id}": {"get": {"responses": {"200": {"description": 1}}}}},
+        "components": {"schemas": {"A": {"type": "nothing", "default": 3}}},
+    }
+    before = schema_problems(raw, "doc.yaml")
+    monkeypatch.setattr(accessors, "Subscriptable", protocol)  # put back after the test
+    cache_lookup_checks()
+    cached = accessors.Subscriptable
+    assert cached is not protocol
+    assert [isinstance(node, cached) for node in nodes] == [
+        isinstance(node, protocol) for node in nodes
+    ]
+    assert before and schema_problems(raw, "doc.yaml") == before
