@@ -28,7 +28,7 @@ from ..errors import GeneratorError, SpecError
 from ..findings import Finding
 from ..reading import ir, runtime
 from ..reading.revisions import Revision
-from ..views.docpage import OperationPage, operation_page
+from ..views.docpage import OperationPage, operation_pages
 from ..views.pyclient import PyClient
 from ..views.pymodel import PyModule
 from ..views.pyparts import split_models
@@ -161,7 +161,7 @@ def package_files(
     package: PackageInfo = context["package"]
     names = module.names
     assert names is not None
-    pages = [operation_page(doc, op, names.pages.get(op.route)) for op in doc.operations]
+    pages = operation_pages(doc, [(op, names.pages.get(op.route)) for op in doc.operations])
     parts = split_models(module)
     releases = (*client.runtime_releases, *_since(context["reference"]))
     requirement = runtime.requirement(_settings_used(context["reference"]), releases=releases)

@@ -4,6 +4,7 @@ API's documentation site: schema trees as nested bullet lines."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..literals import markdown_code, markdown_inline
@@ -47,8 +48,16 @@ _LOCATIONS = (
 )
 
 
-def operation_page(doc: ir.Document, operation: ir.Operation, name: str) -> OperationPage:
+def operation_pages(
+    doc: ir.Document, named: Iterable[tuple[ir.Operation, str]]
+) -> list[OperationPage]:
+    """The page of each operation of ``doc``, with its name: the schema trees of one document
+    are built once for all its pages (a schema most operations share is one tree)."""
     tree = _Tree(doc)
+    return [_page(tree, operation, name) for operation, name in named]
+
+
+def _page(tree: _Tree, operation: ir.Operation, name: str) -> OperationPage:
     parameters = []
     for location, heading in _LOCATIONS:
         lines = tuple(
@@ -112,6 +121,8 @@ _CONSTRAINT_WORDS = {
 class _Tree:
     def __init__(self, doc: ir.Document) -> None:
         self.doc = doc
+        self._known: dict[str, tuple[Line, ...]] = {}
+        """The lines under each component whose lines cut no recursion (see :meth:`_children`)."""
 
     def label(self, schema: ir.Schema) -> str:
         """How a schema is named on the page: a component's name, an enum's quoted values, a type."""
@@ -163,28 +174,53 @@ class _Tree:
         )
 
     def children(self, schema: ir.Schema, seen: frozenset[str]) -> tuple[Line, ...]:
+        return self._children(schema, seen)[0]
+
+    def _children(self, schema: ir.Schema, seen: frozenset[str]) -> tuple[tuple[Line, ...], bool]:
+        """The lines under ``schema`` below the components ``seen``, and whether they are whole
+        (they cut no recursion). A component's whole lines are the same under any components:
+        what it reaches reaches it in no cycle, so no component above it is reached below."""
         if isinstance(schema, ir.Ref):
             if schema.name in seen:  # a recursive schema is shown once
-                return ()
+                return (), False
+            known = self._known.get(schema.name)
+            if known is not None:
+                return known, True
             seen = seen | {schema.name}
         resolved = self.doc.resolve(schema)
+        parts: list[tuple[str, ir.Schema]]
         if isinstance(resolved, ir.Object):
-            return tuple(
-                Line(
+            parts = [
+                (
                     _describe(
                         f"{markdown_code(p.name)} {self.label(p.schema)}",
                         p.required,
                         self.description(p.schema),
                         self.details(p.schema),
                     ),
-                    self.children(p.schema, seen),
+                    p.schema,
                 )
                 for p in resolved.properties
-            )
-        if isinstance(resolved, ir.Union):
-            return tuple(Line(self.label(v), self.children(v, seen)) for v in resolved.variants)
-        if isinstance(resolved, ir.Array):
-            return self.children(resolved.items, seen)
-        if isinstance(resolved, ir.Map):
-            return self.children(resolved.values, seen)
-        return ()
+            ]
+        elif isinstance(resolved, ir.Union):
+            parts = [(self.label(v), v) for v in resolved.variants]
+        elif isinstance(resolved, (ir.Array, ir.Map)):
+            inner = resolved.items if isinstance(resolved, ir.Array) else resolved.values
+            return self._kept(schema, *self._children(inner, seen))
+        else:
+            return self._kept(schema, (), True)
+        lines: list[Line] = []
+        whole = True
+        for text, part in parts:
+            below, complete = self._children(part, seen)
+            lines.append(Line(text, below))
+            whole = whole and complete
+        return self._kept(schema, tuple(lines), whole)
+
+    def _kept(
+        self, schema: ir.Schema, lines: tuple[Line, ...], whole: bool
+    ) -> tuple[tuple[Line, ...], bool]:
+        """``lines``, remembered for a component where they are whole."""
+        if whole and isinstance(schema, ir.Ref):
+            self._known[schema.name] = lines
+        return lines, whole
