@@ -4,7 +4,9 @@ imports it does not use."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from generator.output.formatting import format_sources
 
@@ -55,3 +57,19 @@ def unused_imports(source: str) -> list[str]:
         ):
             used |= {e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant)}
     return [f"line {line}: {name}" for name, line in imported.items() if name not in used]
+
+
+def recorded_texts(monkeypatch: Any, function: str) -> list[str]:
+    """The texts each later call of ``generator.output.formatting``'s ``function`` (a step that
+    takes a list of texts) is given, in order; the step still runs."""
+    from generator.output import formatting
+
+    given: list[str] = []
+    step = getattr(formatting, function)
+
+    def recording(sources: Sequence[str]) -> list[tuple[bool, str]]:
+        given.extend(sources)
+        return list(step(sources))
+
+    monkeypatch.setattr(formatting, function, recording)
+    return given

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from generator.output import formatting
+from support.pycode import recorded_texts
 
 CLEAN = 'x = {"a": 1}\n'
 UNFORMATTED = "x = {'a':1}\n"
@@ -155,14 +156,7 @@ PLACES = {
 def test_black_s_text_of_a_long_line_wherever_it_is(place, monkeypatch):
     text, needs = PLACES[place]
     source = "VALUE = 1\n\n\n" + text
-    seen: list[str] = []
-    black = formatting._format_shapes
-
-    def spy(sources):
-        seen.extend(sources)
-        return black(sources)
-
-    monkeypatch.setattr(formatting, "_format_shapes", spy)
+    seen = recorded_texts(monkeypatch, "_format_shapes")
     assert formatting.format_long_lines([source]) == formatting.format_sources([source])
     given = seen[:-1]  # format_sources gave black the whole text last
     if needs == "whole":

@@ -9,6 +9,7 @@ import pytest
 from generator.output import formatting
 from generator.output.formatting import black_mode
 from generator.output.shapes import restored, shape
+from support.pycode import recorded_texts
 
 
 def black_alone(text: str) -> str:
@@ -62,14 +63,7 @@ def test_the_twins_names_have_the_same_lengths():
 def test_texts_of_one_shape_are_formatted_once_and_each_as_black_formats_it(twins, monkeypatch):
     texts = TWINS[twins]
     assert shape(texts[0])[0] == shape(texts[1])[0]
-    given: list[str] = []
-    black_all = formatting._format_all
-
-    def spy(sources):
-        given.extend(sources)
-        return black_all(sources)
-
-    monkeypatch.setattr(formatting, "_format_all", spy)
+    given = recorded_texts(monkeypatch, "_format_all")
     results = formatting.format_sources(list(texts))
     assert results == [(True, black_alone(text)) for text in texts]
     assert len(given) == 1 and black_alone(texts[0]) != texts[0]
