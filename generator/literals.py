@@ -149,6 +149,8 @@ def fill(text: str, width: int, initial: str = "", subsequent: str = "") -> str:
     never broken inside an escape sequence."""
     if not text:
         return ""
+    if len(initial) + len(text) <= width:
+        return initial + text  # the whole text on its first line
     chunks: list[str] = []  # words and the spaces between them, the last first
     for word in reversed(text.split(" ")):
         chunks += (word, " ")
