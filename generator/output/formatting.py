@@ -9,8 +9,7 @@ that black left unchanged: a text found there is black's output already and is u
 without importing black. The cache is keyed by black's version and the mode's options (a new
 black or a new mode starts a new cache file), it lives outside the project (the user's cache
 folder, see :func:`~generator.caching.default_cache_dir`), and deleting it only makes the next
-run format everything again. A text that black would change is never cached: black formats it
-every time.
+run format everything again. Black's text of a text it changes is kept beside, by the same hash.
 """
 
 from __future__ import annotations
@@ -40,6 +39,7 @@ TARGET_VERSIONS = ("PY311",)
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _MAX_ENTRIES = 20_000  # beyond this the file is rewritten with the entries of the current run
+_SMALL = 20_000  # characters: black's text of a longer text (a module) is an entry of its own
 _WORTH_A_PROCESS = 200_000  # characters: less is formatted faster than a worker process starts
 _BATCHES_PER_WORKER = 8  # enough that the last batches even out the workers' ends
 
@@ -70,9 +70,12 @@ class FormatCache:
     """What black (this version, this mode) makes of texts, by their content hash.
 
     The texts black leaves unchanged (most of them) are one file per black version and mode,
-    one sha256 a line, appended to as texts are checked; a line that is not a sha256 is ignored,
-    a file that cannot be read or written is no cache. Black's text of the others is kept in a
-    :class:`~generator.caching.Store`.
+    one sha256 a line, appended to as texts are checked; black's text of the others is another
+    file, a JSON array of the sha256 and the text a line (read at the first text it is asked
+    for), but where it is a whole module (over ``_SMALL`` characters), which is an entry of a
+    :class:`~generator.caching.Store`. A line that cannot be read so is ignored, a file that
+    cannot be read or written is no cache; each file is appended to in one write of whole lines
+    a run, and rewritten with the run's own entries when it grew too long.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -83,13 +86,16 @@ class FormatCache:
         }
         key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:16]
         self.path = folder / f"black-clean-{options['black']}-{key}.txt"
+        self.outputs_path = folder / f"black-output-{options['black']}-{key}.jsonl"
         try:
             text = self.path.read_text(encoding="ascii")
         except (OSError, UnicodeDecodeError):
             text = ""
         self._known = {line for line in text.split("\n") if _DIGEST.fullmatch(line)}
         self._lines = len(text.split("\n"))
-        self._outputs = Store(folder, "black-output", options)
+        self._texts: dict[str, str] | None = None  # black's texts by digest, once read
+        self._text_lines = 0
+        self._large = Store(folder, "black-output", options)
 
     @staticmethod
     def digest(source: str) -> str:
@@ -102,19 +108,55 @@ class FormatCache:
         """Black's text of ``source`` where known: itself where it is clean."""
         if self.is_clean(source):
             return source
-        data = self._outputs.get(self.digest(source))
+        if len(source) <= _SMALL:
+            return self._outputs().get(self.digest(source))
+        data = self._large.get(self.digest(source))
         try:
             return None if data is None else data.decode("utf-8", "surrogatepass")
         except UnicodeDecodeError:
             return None
+
+    def _outputs(self) -> dict[str, str]:
+        if self._texts is None:
+            try:
+                lines = self.outputs_path.read_text(encoding="ascii").split("\n")
+            except (OSError, UnicodeDecodeError):
+                lines = []
+            self._texts = dict(filter(None, map(_output_entry, lines)))
+            self._text_lines = len(lines)
+        return self._texts
 
     def add_formatted(self, pairs: Sequence[tuple[str, str]], used: Sequence[str] = ()) -> None:
         """Remember black's text of each source in ``pairs`` of ``(source, text)``; ``used`` as
         for :meth:`add_clean`."""
         self.add_clean([source for source, text in pairs if text == source], used)
         for source, text in pairs:
-            if text != source:
-                self._outputs.put(self.digest(source), text.encode("utf-8", "surrogatepass"))
+            if text != source and len(source) > _SMALL:
+                self._large.put(self.digest(source), text.encode("utf-8", "surrogatepass"))
+        texts = self._outputs()
+        new = {
+            self.digest(source): text
+            for source, text in pairs
+            if text != source and len(source) <= _SMALL and self.digest(source) not in texts
+        }
+        if not new:
+            return
+        texts.update(new)
+        try:
+            self.outputs_path.parent.mkdir(parents=True, exist_ok=True)
+            if self._text_lines + len(new) > _MAX_ENTRIES:
+                kept = {d: texts[d] for d in map(self.digest, used) if d in texts}
+                lines = "".join(_output_line(d, t) for d, t in sorted({**kept, **new}.items()))
+                scratch = self.outputs_path.with_name(f"{self.outputs_path.name}.{os.getpid()}.tmp")
+                scratch.write_text(lines, encoding="ascii")
+                os.replace(scratch, self.outputs_path)
+                self._text_lines = len({**kept, **new})
+            else:
+                with open(self.outputs_path, "a", encoding="ascii") as file:
+                    file.write("".join(_output_line(d, t) for d, t in new.items()))
+                self._text_lines += len(new)
+        except OSError:
+            pass  # a cache that cannot be written is no cache, not an error
 
     def add_clean(self, sources: Sequence[str], used: Sequence[str] = ()) -> None:
         """Remember ``sources`` as black-clean (those not known already). ``used`` are the other
@@ -139,6 +181,27 @@ class FormatCache:
                 self._lines += len(new)
         except OSError:
             pass  # a cache that cannot be written is no cache, not an error
+
+
+def _output_line(key: str, text: str) -> str:
+    return json.dumps([key, text]) + "\n"  # ASCII: a lone surrogate is an escape
+
+
+def _output_entry(line: str) -> tuple[str, str] | None:
+    """The ``(sha256, text)`` of a line of black's texts, ``None`` where it is not one."""
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return None
+    if (
+        isinstance(entry, list)
+        and len(entry) == 2
+        and isinstance(entry[0], str)
+        and _DIGEST.fullmatch(entry[0])
+        and isinstance(entry[1], str)
+    ):
+        return entry[0], entry[1]
+    return None
 
 
 def format_sources(

@@ -12,15 +12,41 @@ CLEAN = 'x = {"a": 1}\n'
 UNFORMATTED = "x = {'a':1}\n"
 
 
-def test_only_black_clean_texts_are_remembered(tmp_path):
+def test_black_s_texts_are_remembered_and_its_refusals_are_not(tmp_path, monkeypatch):
     cache = formatting.FormatCache(tmp_path)
     results = formatting.format_sources([CLEAN, UNFORMATTED, "def broken(:\n"], cache)
     assert results[0] == (True, CLEAN) and results[1] == (True, CLEAN)
     assert results[2][0] is False
     again = formatting.FormatCache(tmp_path)
     assert again.is_clean(CLEAN) and not again.is_clean(UNFORMATTED)
-    # a text black changes is formatted by black every time, never served from the cache
-    assert formatting.format_sources([UNFORMATTED], again) == [(True, CLEAN)]
+    given = recorded_texts(monkeypatch, "_format_shapes")
+    # black's text of a text it changes is taken again; a refusal is black's to give again
+    assert formatting.format_sources([UNFORMATTED, "def broken(:\n"], again)[0] == (True, CLEAN)
+    assert given == ["def broken(:\n"]
+
+
+def test_a_damaged_line_of_black_s_texts_is_a_miss_and_the_others_are_kept(tmp_path):
+    other = "y = [1,2]\n"
+    formatting.format_sources([UNFORMATTED, other], formatting.FormatCache(tmp_path))
+    path = formatting.FormatCache(tmp_path).outputs_path
+    first, second = path.read_text(encoding="ascii").splitlines()
+    path.write_text(f"{first}\nnot json\n[1, 2]\n{second[: len(second) // 2]}", encoding="ascii")
+    cache = formatting.FormatCache(tmp_path)
+    known = [cache.formatted(UNFORMATTED), cache.formatted(other)]
+    assert known.count(None) == 1 and set(known) - {None} <= {CLEAN, "y = [1, 2]\n"}
+
+
+def test_black_s_texts_grown_too_many_are_rewritten_with_the_run_s(tmp_path, monkeypatch):
+    monkeypatch.setattr(formatting, "_MAX_ENTRIES", 3)
+    texts = [f"x{i} = {{'a':{i}}}\n" for i in range(5)]
+    for text in texts[:3]:
+        formatting.format_sources([text], formatting.FormatCache(tmp_path))
+    cache = formatting.FormatCache(tmp_path)
+    formatting.format_sources(texts[3:], cache)
+    lines = cache.outputs_path.read_text(encoding="ascii").splitlines()
+    assert len(lines) == 2
+    fresh = formatting.FormatCache(tmp_path)
+    assert [fresh.formatted(t) is not None for t in texts] == [False] * 3 + [True] * 2
 
 
 def test_the_cache_is_keyed_by_black_s_version(tmp_path, monkeypatch):
@@ -177,3 +203,12 @@ def test_a_rewritten_cache_keeps_only_clean_texts(tmp_path, monkeypatch):
     again = formatting.FormatCache(tmp_path)
     assert again.is_clean(CLEAN) and not again.is_clean(UNFORMATTED)
     assert again.path.read_text().count("\n") == 1
+
+
+def test_black_s_text_of_a_whole_module_is_an_entry_of_its_own(tmp_path, monkeypatch):
+    monkeypatch.setattr(formatting, "_SMALL", len(UNFORMATTED) - 1)
+    formatting.format_sources([UNFORMATTED], formatting.FormatCache(tmp_path))
+    cache = formatting.FormatCache(tmp_path)
+    assert not cache.outputs_path.exists()
+    given = recorded_texts(monkeypatch, "_format_shapes")
+    assert formatting.format_sources([UNFORMATTED], cache) == [(True, CLEAN)] and given == []
