@@ -59,6 +59,17 @@ def call(function: str, arguments: Sequence[str], indent: int, after: str) -> st
     return f"{function}(\n{lines}{pad}){after}"
 
 
+def tuple_literal(items: Sequence[str], indent: int, column: int) -> str:
+    """A tuple of the Python texts ``items`` starting at ``column`` of a line indented by
+    ``indent``, followed by a comma, laid out as black does: one item a line with its comma (a
+    magic trailing comma keeps them so), but a single item on the line where it fits (the comma
+    of a one-tuple is not magic)."""
+    if len(items) == 1 and column + len(items[0]) + 4 <= LINE_LENGTH:
+        return f"({items[0]},)"
+    inner = " " * (indent + 4)
+    return "(\n" + "".join(f"{inner}{item},\n" for item in items) + " " * indent + ")"
+
+
 def string(text: str, indent: int, column: int) -> str:
     """A string literal starting at ``column`` of a line indented by ``indent``, followed by a
     comma: on that line where it fits, else as words wrapped into a parenthesized implicit
@@ -145,6 +156,7 @@ def environment(templates: Path, cache_dir: Path | None = None) -> jinja2.Enviro
     env.filters["call_literal"] = call_literal
     env.filters["call"] = call
     env.filters["exploded"] = exploded
+    env.filters["tuple_literal"] = tuple_literal
     env.filters["constructor"] = constructor
     env.filters["string"] = string
     env.filters["http_text"] = http_text
