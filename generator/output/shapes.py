@@ -21,26 +21,23 @@ import keyword
 import re
 from collections.abc import Sequence
 
+from .statements import STRING
+
 _TOKEN = re.compile(
-    r"""
+    rf"""
         (?P<comment>\#[^\n]*)
-      | (?P<string>[A-Za-z]{0,2}(?:
-            \"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
-          | '''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
-          | "[^"\\\n]*(?:\\.[^"\\\n]*)*"
-          | '[^'\\\n]*(?:\\.[^'\\\n]*)*'
-        ))
+      | (?P<string>[A-Za-z]{{0,2}}(?:{STRING.pattern}))
       | (?P<number>\.?[0-9][0-9A-Za-z_.]*)
       | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<unclosed>['"])
     """,
     re.VERBOSE | re.DOTALL,
 )
-"""The tokens whose text a shape keeps (comments, strings with their prefixes, numbers) and the
-names it may replace; a quote no string closes ends the scan (see :func:`shape`)."""
+"""The tokens whose text a shape keeps (comments, strings with their prefixes, as the
+statements lexer reads them, and numbers), the names it may replace, and a quote no string
+closes (which makes the text its own shape, see :func:`shape`)."""
 
-_KEPT = frozenset(
-    [*keyword.kwlist, *keyword.softkwlist, "_", "case", "match", "type", "lazy", "print", "exec"]
-)
+_KEPT = frozenset([*keyword.kwlist, *keyword.softkwlist, "type", "lazy", "print", "exec"])
 """Names a shape keeps: Python's keywords and soft keywords (those of later Pythons too, which
 black's grammars know), and the names black has read as statements in other grammars."""
 
@@ -52,18 +49,22 @@ def _replaceable(name: str) -> bool:
 def shape(text: str) -> tuple[str, tuple[str, ...]]:
     """The shape of ``text`` and the names it replaced, in order; ``text`` itself and no names
     where it cannot be read so (a character outside ASCII, a quote no string closes)."""
-    if not text.isascii() or _unclosed(text):
+    if not text.isascii():
         return text, ()
     names: list[str] = []
+    unclosed = False
 
     def replaced(found: re.Match[str]) -> str:
+        nonlocal unclosed
+        unclosed = unclosed or found.group("unclosed") is not None
         name = found.group("name")
         if name is None or not _replaceable(name):
             return found.group()
         names.append(name)
         return "x" * len(name)
 
-    return _TOKEN.sub(replaced, text), tuple(names)
+    shaped = _TOKEN.sub(replaced, text)
+    return (text, ()) if unclosed else (shaped, tuple(names))
 
 
 def restored(formatted: str, names: Sequence[str]) -> str | None:
@@ -89,8 +90,3 @@ def restored(formatted: str, names: Sequence[str]) -> str | None:
     if wrong or next(pending, None) is not None:
         return None
     return text
-
-
-def _unclosed(text: str) -> bool:
-    """Whether a quote of ``text`` outside its strings and comments is left unmatched."""
-    return bool(re.search(r"['\"]", _TOKEN.sub("", text)))

@@ -28,7 +28,7 @@ _SPECIAL = re.compile(r"""["'#()\[\]{}\\]""")
 prefix is an ordinary character before its quote: it changes nothing of where the string ends,
 a raw string's backslash escaping its quote as any string's does.)"""
 
-_STRING = re.compile(
+STRING = re.compile(
     r"""
         \"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
       | '''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
@@ -173,7 +173,7 @@ def _barred(source: str, lines: list[str]) -> set[int] | None:
 
     barred: set[int] = set()  # lines that begin inside a string or brackets, or continue one
     depth, opened = 0, 0
-    special, string = _SPECIAL.search, _STRING.match
+    special, string = _SPECIAL.search, STRING.match
     found = special(source)
     while found is not None:
         at = found.start()
