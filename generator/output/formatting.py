@@ -22,7 +22,7 @@ import importlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -130,33 +130,26 @@ class FormatCache:
         """Remember black's text of each source in ``pairs`` of ``(source, text)``; ``used`` as
         for :meth:`add_clean`."""
         self.add_clean([source for source, text in pairs if text == source], used)
-        for source, text in pairs:
-            if text != source and len(source) > _SMALL:
-                self._large.put(self.digest(source), text.encode("utf-8", "surrogatepass"))
         texts = self._outputs()
-        new = {
-            self.digest(source): text
-            for source, text in pairs
-            if text != source and len(source) <= _SMALL and self.digest(source) not in texts
-        }
+        new: dict[str, str] = {}
+        for source, text in pairs:
+            if text == source:
+                continue
+            key = self.digest(source)
+            if len(source) > _SMALL:
+                self._large.put(key, text.encode("utf-8", "surrogatepass"))
+            elif key not in texts:
+                new[key] = text
         if not new:
             return
         texts.update(new)
-        try:
-            self.outputs_path.parent.mkdir(parents=True, exist_ok=True)
-            if self._text_lines + len(new) > _MAX_ENTRIES:
-                kept = {d: texts[d] for d in map(self.digest, used) if d in texts}
-                lines = "".join(_output_line(d, t) for d, t in sorted({**kept, **new}.items()))
-                scratch = self.outputs_path.with_name(f"{self.outputs_path.name}.{os.getpid()}.tmp")
-                scratch.write_text(lines, encoding="ascii")
-                os.replace(scratch, self.outputs_path)
-                self._text_lines = len({**kept, **new})
-            else:
-                with open(self.outputs_path, "a", encoding="ascii") as file:
-                    file.write("".join(_output_line(d, t) for d, t in new.items()))
-                self._text_lines += len(new)
-        except OSError:
-            pass  # a cache that cannot be written is no cache, not an error
+
+        def run_s() -> list[str]:
+            kept = {d: texts[d] for d in map(self.digest, used) if d in texts}
+            return [_output_line(d, t) for d, t in sorted({**kept, **new}.items())]
+
+        new_lines = [_output_line(d, t) for d, t in new.items()]
+        self._text_lines = _appended(self.outputs_path, new_lines, self._text_lines, run_s)
 
     def add_clean(self, sources: Sequence[str], used: Sequence[str] = ()) -> None:
         """Remember ``sources`` as black-clean (those not known already). ``used`` are the other
@@ -166,21 +159,33 @@ class FormatCache:
         if not new:
             return
         self._known.update(new)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self._lines + len(new) > _MAX_ENTRIES:
-                keep = sorted({*new, *(d for d in map(self.digest, used) if d in self._known)})
-                scratch = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-                scratch.write_text("".join(f"{d}\n" for d in keep), encoding="ascii")
-                os.replace(scratch, self.path)
-                self._lines = len(keep)
-            else:
-                # one write of whole lines in append mode: concurrent runs do not interleave
-                with open(self.path, "a", encoding="ascii") as file:
-                    file.write("".join(f"{d}\n" for d in new))
-                self._lines += len(new)
-        except OSError:
-            pass  # a cache that cannot be written is no cache, not an error
+
+        def run_s() -> list[str]:
+            clean = {*new, *(d for d in map(self.digest, used) if d in self._known)}
+            return [f"{d}\n" for d in sorted(clean)]
+
+        self._lines = _appended(self.path, [f"{d}\n" for d in new], self._lines, run_s)
+
+
+def _appended(path: Path, new: list[str], lines: int, run_s: Callable[[], list[str]]) -> int:
+    """Add the lines ``new`` to the cache file at ``path`` (``lines`` long) in one write of whole
+    lines in append mode, so that concurrent runs do not interleave; where the file would grow
+    beyond ``_MAX_ENTRIES``, rewrite it with ``run_s()`` (the entries of this run) in its place.
+    The file's length in lines after; a file that cannot be written is no cache, not an error
+    (its length is then as it was)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if lines + len(new) > _MAX_ENTRIES:
+            kept = run_s()
+            scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            scratch.write_text("".join(kept), encoding="ascii")
+            os.replace(scratch, path)
+            return len(kept)
+        with open(path, "a", encoding="ascii") as file:
+            file.write("".join(new))
+    except OSError:
+        return lines
+    return lines + len(new)
 
 
 def _output_line(key: str, text: str) -> str:
