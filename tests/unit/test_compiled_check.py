@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import datetime
+import re
+import sys
 from typing import Any
 
 import pytest
@@ -226,3 +228,35 @@ def test_a_valid_document_is_found_valid_by_the_compiled_check(version):
     checks = compiled.meta_check(owner.check_schema)
     assert checks(raw["components"]["schemas"]["A"])
     assert not checks({"type": "nothing"})
+
+
+def test_a_digit_is_what_python_reads_as_one_in_either_engine():
+    """``\\d`` reaches the compiled engine as the ranges of Python's own digits (found from
+    a string of every code point): a pattern with it accepts the same strings in both."""
+    every = compiled._every_code_point()
+    assert len(every) == sys.maxunicode + 1
+    assert [ord(every[c]) for c in (0, 0xD7FF, 0xD800, 0xDFFF, 0xE000, sys.maxunicode)] == [
+        0,
+        0xD7FF,
+        0xD800,
+        0xDFFF,
+        0xE000,
+        sys.maxunicode,
+    ]
+    digits = re.compile(f"[{compiled._digit_ranges()}]")
+    assert digits.findall(every) == re.findall(r"\d", every)
+    valid = compiled.compiled({"type": "string", "pattern": "^\\d+$"}, None)
+    # ASCII, Arabic-Indic, Devanagari, mathematical and Adlam digits; superscripts, fractions
+    # and Roman numerals are numbers, not decimal digits
+    for text in [
+        "0129",
+        "\u0663",
+        "\u096f",
+        "\U0001d7d8",
+        "\U0001e950",
+        "\u00b2",
+        "\u00bd",
+        "\u2167",
+        "a",
+    ]:
+        assert valid(text) == bool(re.search(r"^\d+$", text)), ascii(text)
