@@ -542,11 +542,15 @@ def _crawled(validator: type[SpecValidator]) -> Any:
 
 @functools.cache
 def _validator(version: str) -> type[SpecValidator]:
-    """The validator of OpenAPI ``version`` (imported only when a document is validated: it
-    takes half a second, which a ``generate`` whose findings are cached does not spend)."""
-    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+    """The validator of OpenAPI ``version`` (imported only when a document is validated, with
+    its settings fixed, see :mod:`.validator_settings`: its start is a fifth of a second, which
+    a ``generate`` whose findings are cached does not spend)."""
+    from .validator_settings import imported
 
-    return _linear(OpenAPIV31SpecValidator if version == "3.1" else OpenAPIV30SpecValidator)
+    library = imported()
+    return _linear(
+        library.OpenAPIV31SpecValidator if version == "3.1" else library.OpenAPIV30SpecValidator
+    )
 
 
 def _worded(error: Any) -> str:
