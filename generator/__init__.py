@@ -8,6 +8,13 @@ that the runtime it finds is its checkout's, and raises ``RuntimeMissingError``,
 command that installs it, where it is not.
 """
 
-from .reading.runtime import runtime
+import sys
+
+# The runtime imports httpx, and httpx imports its command line (click, rich and pygments: a
+# twentieth of a second, where they are installed) unless that cannot be imported. The
+# generator never runs httpx's command line; a process that imported httpx first keeps it.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # import raises ImportError
+
+from .reading.runtime import runtime  # noqa: E402
 
 runtime()
