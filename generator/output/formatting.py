@@ -354,7 +354,10 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
             node = chain[-1]
             if id(node) not in exploded:
                 exploded[id(node)] = _exploded(node, lines)
-            spans.add(_span_of(node, lines, _element(exploded[id(node)], number)))
+            part = _element(exploded[id(node)], number)
+            if part is not None and part.first == part.last and _a_string(lines[part.first]):
+                continue  # black leaves a string alone on its line as it is
+            spans.add(_span_of(node, lines, part))
         elif outer:
             return None
     kept: list[_Span] = []
@@ -362,6 +365,18 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
         if not kept or span.changed[0] > kept[-1].changed[1]:
             kept.append(span)  # a span inside one kept already is formatted with it
     return kept
+
+
+_LONE_STRING = re.compile(r' *[bf]?"[^"\\\n]*",')
+"""A string alone on its line, with its comma: in double quotes, with no backslash and no double
+quote in it (a string black would quote or escape otherwise is left to black)."""
+
+
+def _a_string(line: str) -> bool:
+    """Whether ``line``, an element of exploded brackets (see :func:`_exploded`), is a string
+    alone (:data:`_LONE_STRING`): black splits no string, so it leaves such a line as it is
+    however long. A path's f-string is often longer than the line."""
+    return _LONE_STRING.fullmatch(line) is not None
 
 
 _BESIDE = "_,"
