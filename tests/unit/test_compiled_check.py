@@ -232,17 +232,8 @@ def test_a_valid_document_is_found_valid_by_the_compiled_check(version):
 
 def test_a_digit_is_what_python_reads_as_one_in_either_engine():
     """``\\d`` reaches the compiled engine as the ranges of Python's own digits (found from
-    a string of every code point): a pattern with it accepts the same strings in both."""
-    every = compiled._every_code_point()
-    assert len(every) == sys.maxunicode + 1
-    assert [ord(every[c]) for c in (0, 0xD7FF, 0xD800, 0xDFFF, 0xE000, sys.maxunicode)] == [
-        0,
-        0xD7FF,
-        0xD800,
-        0xDFFF,
-        0xE000,
-        sys.maxunicode,
-    ]
+    every tenth code point): a pattern with it accepts the same strings in both."""
+    every = "".join(map(chr, range(sys.maxunicode + 1)))  # surrogates too
     digits = re.compile(f"[{compiled._digit_ranges()}]")
     assert digits.findall(every) == re.findall(r"\d", every)
     valid = compiled.compiled({"type": "string", "pattern": "^\\d+$"}, None)
