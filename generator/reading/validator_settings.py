@@ -49,19 +49,13 @@ class SchemaValidatorSettings:
 _SETTINGS = SchemaValidatorSettings()
 
 
-def _spec_validator_settings() -> ModuleType:
-    module = ModuleType(_MODULES[0], "openapi-spec-validator's settings, fixed (see above).")
-    module.OpenAPISpecValidatorSettings = SpecValidatorSettings  # type: ignore[attr-defined]
-    module.get_resolved_cache_maxsize = lambda: CACHE_SIZE  # type: ignore[attr-defined]
-    module.get_schema_validator_backend = lambda: BACKEND  # type: ignore[attr-defined]
-    return module
-
-
-def _schema_validator_settings() -> ModuleType:
-    module = ModuleType(_MODULES[1], "openapi-schema-validator's settings, fixed (see above).")
-    module.OpenAPISchemaValidatorSettings = SchemaValidatorSettings  # type: ignore[attr-defined]
-    module.get_settings = lambda: _SETTINGS  # type: ignore[attr-defined]
-    module.reset_settings_cache = lambda: None  # type: ignore[attr-defined]
+def _module(name: str, **attributes: object) -> ModuleType:
+    """A settings module of one of the two libraries, fixed (see above)."""
+    module = ModuleType(
+        name, f"{name.partition('.')[0]}'s settings, fixed (see the generator's {__name__})."
+    )
+    for key, value in attributes.items():
+        setattr(module, key, value)
     return module
 
 
@@ -70,8 +64,18 @@ def imported() -> ModuleType:
     imported yet (as it is where one is: a process that imported it itself keeps its own)."""
     if any(name in sys.modules for name in _PACKAGES):
         return importlib.import_module(_PACKAGES[0])
-    sys.modules[_MODULES[0]] = _spec_validator_settings()
-    sys.modules[_MODULES[1]] = _schema_validator_settings()
+    sys.modules[_MODULES[0]] = _module(
+        _MODULES[0],
+        OpenAPISpecValidatorSettings=SpecValidatorSettings,
+        get_resolved_cache_maxsize=lambda: CACHE_SIZE,
+        get_schema_validator_backend=lambda: BACKEND,
+    )
+    sys.modules[_MODULES[1]] = _module(
+        _MODULES[1],
+        OpenAPISchemaValidatorSettings=SchemaValidatorSettings,
+        get_settings=lambda: _SETTINGS,
+        reset_settings_cache=lambda: None,
+    )
     try:
         return importlib.import_module(_PACKAGES[0])
     except (ImportError, AttributeError):  # laid out otherwise: imported as it is

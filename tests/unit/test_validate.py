@@ -286,6 +286,10 @@ import json, os, sys
 from pathlib import Path
 if sys.argv[1] == "own":
     import openapi_spec_validator  # the libraries' own settings, from the environment
+if sys.argv[1] == "other":  # a release whose settings module has other names
+    from generator.reading import validator_settings
+    made = validator_settings._module
+    validator_settings._module = lambda name, **names: made(name)
 from generator.reading.validate import file_problems
 found = [[str(p) for p in file_problems(Path(name))] for name in sys.argv[2:]]
 print(json.dumps({"found": found, "pydantic": "pydantic" in sys.modules}))
@@ -346,3 +350,18 @@ def test_the_validator_with_its_settings_fixed_finds_what_it_finds_with_its_own(
     assert not fixed["pydantic"] and own["pydantic"]
     assert fixed["found"] == own["found"]
     assert all(fixed["found"][-2:]) and not any(fixed["found"][:-2])
+
+
+def test_a_validator_whose_settings_are_laid_out_otherwise_is_imported_as_it_is(tmp_path):
+    """Where the libraries' settings modules have names the fixed ones lack (another release),
+    the validator is imported with its own settings, and finds what it finds."""
+    import os
+
+    import yaml
+
+    document = tmp_path / "faulty.yaml"
+    document.write_text(yaml.safe_dump({"openapi": "3.1.0", "info": {"title": "t"}, "paths": {}}))
+    other = _findings_in_a_process("other", [document], dict(os.environ))
+    assert other["pydantic"]
+    assert other["found"] == _findings_in_a_process("fixed", [document], dict(os.environ))["found"]
+    assert other["found"][0]
