@@ -18,16 +18,49 @@ from typing import NoReturn
 
 from ..caching import Store, digest
 from ..errors import GeneratorError
-from ..reading.runtime import DISTRIBUTION, IMPORT_NAME, project_files, python_path, version
+from ..reading.runtime import (
+    DISTRIBUTION,
+    IMPORT_NAME,
+    VENDORED,
+    project_files,
+    python_path,
+    vendored_files,
+    version,
+)
 
 # Each package is imported under a name of its own, so that several load side by side; its
-# client and models modules too (the reference needs torch and is left out).
+# client and models modules too (the reference needs torch and is left out). A package whose
+# copy of the client core is this checkout's runtime, byte for byte but its docstring (see
+# _copies_the_runtime), gets the runtime's modules this process has imported as that copy's, in
+# a package of the copy's own folder (so that a module the copy lacks is still missing): the
+# same code, not compiled and run again.
 _SCRIPT = """
-import importlib, importlib.util, json, sys, traceback
+import importlib, importlib.util, json, os, sys, traceback, types
+_OWN = {"__name__", "__spec__", "__loader__", "__path__", "__file__", "__package__", "__cached__"}
+def _runtime_as(package, folder):
+    import together_rl_runtime as runtime
+    def absent(value):  # a module of the runtime the copy does not hold
+        name = getattr(value, "__name__", "") if isinstance(value, types.ModuleType) else ""
+        prefix, _, short = name.partition(".")
+        return prefix == runtime.__name__ and not os.path.isfile(f"{folder}/{short}.py")
+    copy = types.ModuleType(package, runtime.__doc__)
+    copy.__dict__.update(
+        (k, v) for k, v in vars(runtime).items() if k not in _OWN and not absent(v)
+    )
+    copy.__path__ = [folder]
+    copy.__file__ = f"{folder}/__init__.py"
+    copy.__package__ = package
+    sys.modules[package] = copy
+    for name, module in list(sys.modules.items()):
+        prefix, _, short = name.partition(".")
+        if prefix == runtime.__name__ and short and "." not in short and not absent(module):
+            sys.modules[f"{package}.{short}"] = module
 failures = []
-for number, (folder, name) in enumerate(json.loads(sys.argv[1])):
+for number, (folder, name, copies) in enumerate(json.loads(sys.argv[1])):
     alias = f"_smoke_{number}"
     try:
+        if copies:
+            _runtime_as(f"{alias}._runtime", f"{folder}/{name}/_runtime")
         spec = importlib.util.spec_from_file_location(
             alias, f"{folder}/{name}/__init__.py", submodule_search_locations=[f"{folder}/{name}"]
         )
@@ -65,7 +98,9 @@ def import_packages(packages: Sequence[tuple[Path, str]], cache_dir: Path | None
     ]
     if not todo:
         return
-    argument = json.dumps([[str(folder), name] for (folder, name), _ in todo])
+    argument = json.dumps(
+        [[str(folder), name, _copies_the_runtime(folder, name)] for (folder, name), _ in todo]
+    )
     with tempfile.TemporaryDirectory() as metadata:
         output, errors = _run_script(argument, _with_runtime_metadata(Path(metadata)))
     try:
@@ -140,6 +175,19 @@ def _child(argument: str, path: str, write: int, errors: int) -> NoReturn:  # pr
             sys.stderr.flush()
         finally:
             os._exit(status)
+
+
+def _copies_the_runtime(folder: Path, name: str) -> bool:
+    """Whether the package's copy of the client core is what :func:`vendored_files` copies of
+    this checkout's runtime, file for file and byte for byte (its ``__init__`` differs from the
+    runtime's in its docstring alone)."""
+    copy = folder / name / VENDORED
+    if not copy.is_dir():
+        return False
+    files = {
+        f"{VENDORED}/{path.name}": path.read_bytes() for path in copy.iterdir() if path.is_file()
+    }
+    return files == vendored_files()
 
 
 def _with_runtime_metadata(folder: Path) -> str:

@@ -126,3 +126,35 @@ def test_what_a_package_prints_or_how_it_ends_the_process_is_no_result(tmp_path,
     with pytest.raises(smoke.SmokeTestError, match="could not be imported"):
         smoke.import_packages([ended])
     assert capsys.readouterr().out == ""
+
+
+def _with_client_core(folder, init: str):
+    """A package whose ``_runtime`` is the client core as a package of one document gets it."""
+    from generator.reading.runtime import vendored_files
+
+    folder, name = _package(folder, init)
+    for path, content in vendored_files().items():
+        (folder / name / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name / path).write_bytes(content)
+    return folder, name
+
+
+def test_a_copy_of_the_client_core_is_checked_as_the_runtime_s_own_code(tmp_path):
+    """A package's copy of the client core that is the runtime's, byte for byte, imports as the
+    runtime's modules already loaded (not compiled and run again); what the copy lacks stays
+    missing, and a copy that differs is imported from its own files."""
+    package = _with_client_core(tmp_path / "e", "from ._runtime import UNSET, Model\n")
+    assert smoke._copies_the_runtime(*package)
+    smoke.import_packages([package])
+    lacking = _with_client_core(tmp_path / "f", "from ._runtime.settings import SINCE\n")
+    with pytest.raises(smoke.SmokeTestError, match="_runtime.settings"):
+        smoke.import_packages([lacking])
+    lacking = _with_client_core(tmp_path / "g", "from ._runtime import settings\n")
+    with pytest.raises(smoke.SmokeTestError, match="cannot import name 'settings'"):
+        smoke.import_packages([lacking])
+    changed = _with_client_core(tmp_path / "h", "from ._runtime import UNSET\n")
+    client = changed[0] / changed[1] / "_runtime" / "_client.py"
+    client.write_text(client.read_text() + "\nraise RuntimeError('the copy ran')\n")
+    assert not smoke._copies_the_runtime(*changed)
+    with pytest.raises(smoke.SmokeTestError, match="_runtime/_client.py:.*the copy ran"):
+        smoke.import_packages([changed])
