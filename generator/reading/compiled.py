@@ -6,7 +6,9 @@ Only validity is asked of the compiled validator. Where it finds the value valid
 not run: on a valid document that is most of the validator's time saved. Where it finds the
 value invalid, cannot read it (a key that is not a string, a value JSON has no type for), or
 raises, jsonschema checks it as before, so that every finding keeps jsonschema's words and
-place. Both are given the same meta-schema and the same format checks: each format named in the
+place; on a schema whose references mean the same wherever they are reached from (the OpenAPI
+3.0 schema's draft 4), jsonschema asks the compiled validator again at each reference it
+descends into, and walks only the parts found invalid (:func:`checking_references`). Both are given the same meta-schema and the same format checks: each format named in the
 meta-schemas is checked by jsonschema's own format checker, or by none where jsonschema's has
 none. The two regular-expression engines (Rust's for the compiled one, Python's ``re``) read
 ``$``, ``.`` and ``\\d`` differently: each pattern is rewritten to Python's meaning, and the
@@ -40,12 +42,13 @@ class PreChecked:
             yield from self._validator.iter_errors(instance)
 
 
-def compiled(schema: Any, format_checker: Any) -> Callable[[Any], bool]:
+def compiled(schema: Any, format_checker: Any, registry: Any = None) -> Callable[[Any], bool]:
     """Whether a value is valid against ``schema`` by the compiled validator, with the formats
     that ``format_checker`` (jsonschema's; ``None``: no format asserted) checks and the
-    patterns meaning what they mean to Python (:func:`_as_python_reads`); ``False`` where it
-    cannot say (a pattern it cannot give Python's meaning, a validator it cannot build, a value
-    it cannot read)."""
+    patterns meaning what they mean to Python (:func:`_as_python_reads`), its references
+    resolved in ``registry`` (:func:`_registry`'s where not given); ``False`` where it cannot
+    say (a pattern it cannot give Python's meaning, a validator it cannot build, a value it
+    cannot read)."""
     try:
         import jsonschema_rs
     except ImportError:  # not installed: jsonschema checks everything
@@ -55,7 +58,7 @@ def compiled(schema: Any, format_checker: Any) -> Callable[[Any], bool]:
             _with_python_patterns(schema),
             validate_formats=format_checker is not None,
             formats=None if format_checker is None else _formats(format_checker),
-            registry=_registry(),
+            registry=_registry() if registry is None else registry,
             offline=True,
         )
     except Exception:  # a schema it cannot compile (a pattern untranslated): left to jsonschema
@@ -87,14 +90,90 @@ def _resources() -> tuple[tuple[str, Any], ...]:
 def _registry() -> Any:
     import jsonschema_rs
 
+    return jsonschema_rs.Registry(list(_registered()))
+
+
+@functools.cache
+def _registered() -> tuple[tuple[str, Any], ...]:
+    """:func:`_resources` as the compiled validator is given them: with Python's patterns, and
+    without the drafts' own meta-schemas (built into it)."""
     builtin = ("http://json-schema.org/", "https://json-schema.org/")
-    return jsonschema_rs.Registry(
-        [
-            (uri, _with_python_patterns(contents))
-            for uri, contents in _resources()
-            if not uri.startswith(builtin)
-        ]
+    return tuple(
+        (uri, _with_python_patterns(contents))
+        for uri, contents in _resources()
+        if not uri.startswith(builtin)
     )
+
+
+_STATIC_DRAFTS = {
+    "http://json-schema.org/draft-04/schema#": "id",
+    "http://json-schema.org/draft-06/schema#": "$id",
+    "http://json-schema.org/draft-07/schema#": "$id",
+}
+"""The drafts whose references mean the same wherever the validation reaches them from (no
+dynamic scope, no annotations), by URI, with the keyword that gives a schema its own base."""
+
+
+def checking_references(cls: Any, schema: Any) -> Any:
+    """``cls``, jsonschema's validator class of ``schema`` (the OpenAPI schema of documents),
+    where each local ``$ref`` of ``schema`` that an object or an array reaches asks the
+    compiled validator first: where it finds the value valid against the reference, jsonschema
+    does not descend into it (it would find nothing there). On a document with a few faults
+    jsonschema then walks the way to each fault rather than the whole document; the findings,
+    their words, places and order are those of jsonschema alone. Only for a schema of a draft in
+    :data:`_STATIC_DRAFTS` whose one base is its root's (no schema within it sets its own), where
+    a reference's verdict on a value depends on the value alone; ``cls`` as it is otherwise."""
+    import jsonschema.validators  # type: ignore[import-untyped]
+
+    draft = schema.get("$schema") if isinstance(schema, dict) else None
+    key = _STATIC_DRAFTS.get(draft) if isinstance(draft, str) else None
+    if key is None:
+        return cls
+    root = schema.get(key)
+    if not isinstance(root, str) or not root or _bases_within(schema, key):
+        return cls
+    base = root.partition("#")[0]
+    original = cls.VALIDATORS["$ref"]
+    checks: dict[str, Callable[[Any], bool]] = {}
+    registries: list[Any] = []
+
+    def check(ref: str) -> Callable[[Any], bool]:
+        if ref not in checks:
+            if not registries:
+                import jsonschema_rs
+
+                registries.append(
+                    jsonschema_rs.Registry([*_registered(), (base, _with_python_patterns(schema))])
+                )
+            checks[ref] = compiled({"$schema": draft, "$ref": base + ref}, None, registries[0])
+        return checks[ref]
+
+    def reference(validator: Any, ref: Any, instance: Any, node: Any) -> Iterator[Any]:
+        if not (
+            isinstance(instance, (dict, list))
+            and isinstance(ref, str)
+            and ref.startswith("#")
+            and check(ref)(instance)
+        ):
+            yield from original(validator, ref, instance, node)
+
+    return jsonschema.validators.extend(cls, {"$ref": reference})
+
+
+def _bases_within(schema: dict[str, Any], key: str) -> bool:
+    """Whether an object within ``schema`` (its root aside) has a string at ``key``: a schema
+    that may set a base of its own (or a value that merely looks like one: either way its
+    references are left to jsonschema alone)."""
+    todo: list[Any] = [value for name, value in schema.items() if name != key]
+    while todo:
+        here = todo.pop()
+        if isinstance(here, dict):
+            if isinstance(here.get(key), str):
+                return True
+            todo.extend(here.values())
+        elif isinstance(here, list):
+            todo.extend(here)
+    return False
 
 
 def _formats(format_checker: Any) -> dict[str, Callable[[str], bool]]:

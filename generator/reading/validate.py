@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..caching import Store, digest
 from ..errors import SpecError
 from ..pointer import join, locate, references, shown, split
-from .compiled import PreChecked, meta_check
+from .compiled import PreChecked, checking_references, meta_check
 from .loader import load_yaml, read_referenced, referenced_file
 from .parser import parse_document
 
@@ -537,7 +537,8 @@ def _crawled(validator: type[SpecValidator]) -> Any:
     resource = specification.create_resource(schema)
     uri = resource.id() or ""
     registry = REGISTRY.with_resource(uri, resource).crawl()
-    return validator_for(schema)(schema, _resolver=registry.resolver(base_uri=uri))
+    checking = checking_references(validator_for(schema), schema)
+    return checking(schema, _resolver=registry.resolver(base_uri=uri))
 
 
 @functools.cache

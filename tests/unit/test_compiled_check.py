@@ -81,7 +81,7 @@ def without_compiled(monkeypatch):
         validate._validator.cache_clear()
         compiled._compiled_meta.cache_clear()
         with monkeypatch.context() as patch:
-            patch.setattr(compiled, "compiled", lambda schema, formats: compiled._never)
+            patch.setattr(compiled, "compiled", lambda *arguments: compiled._never)
             try:
                 return findings(raw)
             finally:
@@ -251,3 +251,81 @@ def test_a_digit_is_what_python_reads_as_one_in_either_engine():
         "a",
     ]:
         assert valid(text) == bool(re.search(r"^\d+$", text)), ascii(text)
+
+
+def faulty(version: str) -> dict[str, Any]:
+    """:func:`document` with a fault in each of three places of its paths and components."""
+    raw = document(version)
+    operation = raw["paths"]["/things/{id}"]["post"]
+    operation["responses"]["200"]["content"]["application/json"]["schema"]["minimum"] = "0"
+    operation["title"] = "not a field of an operation"
+    raw["components"]["schemas"]["B"]["items"]["type"] = "nothing"
+    return raw
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_document_with_several_faults_has_the_same_findings(version, without_compiled):
+    raw = faulty(version)
+    found = findings(raw)
+    assert len(found) >= 3
+    assert found == without_compiled(copy.deepcopy(raw))
+
+
+def test_jsonschema_descends_only_into_what_the_compiled_check_finds_invalid():
+    """On a 3.0 document (the OpenAPI schema of draft 4) with one fault, jsonschema checks the
+    references on the way to it alone: a valid path item is not walked again."""
+    import jsonschema.validators
+
+    raw = document("3.0.3")
+    for number in range(20):
+        raw["paths"][f"/other/{number}"] = copy.deepcopy(raw["paths"]["/things/{id}"])
+        raw["paths"][f"/other/{number}"]["post"]["operationId"] = f"other{number}"
+    raw["paths"]["/other/7"]["post"]["title"] = "not a field of an operation"
+    schema = dict(validate._validator("3.0").schema_validator.schema)
+    original = jsonschema.validators.validator_for(schema)
+    checking = compiled.checking_references(original, schema)
+    assert checking is not original
+    walked: dict[type, int] = {}
+
+    def counted(cls: Any) -> Any:
+        def properties(validator, properties, instance, node):
+            walked[cls] = walked.get(cls, 0) + 1
+            yield from cls.VALIDATORS["properties"](validator, properties, instance, node)
+
+        return jsonschema.validators.extend(cls, {"properties": properties})
+
+    errors = {
+        cls: [(list(e.absolute_path), e.message) for e in counted(cls)(schema).iter_errors(raw)]
+        for cls in (original, checking)
+    }
+    assert errors[checking] == errors[original]
+    assert [path for path, _ in errors[checking]] == [["paths", "/other/7", "post"]]
+    assert walked[checking] * 5 < walked[original]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        pytest.param(
+            {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "urn:a"},
+            id="dynamic-scope",
+        ),
+        pytest.param({"$schema": "http://json-schema.org/draft-04/schema#"}, id="no-base"),
+        pytest.param(
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "id": "urn:a",
+                "definitions": {"b": {"id": "urn:b", "type": "string"}},
+            },
+            id="a-base-within",
+        ),
+    ],
+)
+def test_references_are_left_to_jsonschema_where_their_verdict_may_depend_on_the_way(schema):
+    """Where a reference may mean something else depending on where it is reached from (a
+    draft with a dynamic scope, a schema that sets a base of its own) or cannot be named (no
+    base URI), jsonschema's class is used as it is."""
+    import jsonschema.validators
+
+    cls = jsonschema.validators.validator_for(schema)
+    assert compiled.checking_references(cls, schema) is cls
