@@ -33,8 +33,13 @@ from ..reading.runtime import (
 # copy of the client core is this checkout's runtime, byte for byte but its docstring (see
 # _copies_the_runtime), gets the runtime's modules this process has imported as that copy's, in
 # a package of the copy's own folder (so that a module the copy lacks is still missing): the
-# same code, not compiled and run again.
+# same code, not compiled and run again. The cyclic garbage collector is off: what the imports
+# make (modules, classes, functions) lives until the process ends, moments later, and each
+# collection would walk it and all the generator's objects a forked child holds (a tenth of the
+# check of a package of thousands of models).
 _SCRIPT = """
+import gc
+gc.disable()
 import importlib, importlib.util, json, os, sys, traceback, types
 _OWN = {"__name__", "__spec__", "__loader__", "__path__", "__file__", "__package__", "__cached__"}
 def _runtime_as(package, folder):

@@ -128,6 +128,15 @@ def test_what_a_package_prints_or_how_it_ends_the_process_is_no_result(tmp_path,
     assert capsys.readouterr().out == ""
 
 
+def test_the_import_check_runs_without_the_cyclic_collector(tmp_path):
+    """The check's process keeps everything it imports until it ends: collections would only
+    walk it (and, forked, the generator's objects) again and again."""
+    seen = tmp_path / "seen"
+    body = f"import gc, pathlib\npathlib.Path({str(seen)!r}).write_text(str(gc.isenabled()))\n"
+    smoke.import_packages([_package(tmp_path / "gc", body)])
+    assert seen.read_text() == "False"
+
+
 def _with_client_core(folder, init: str):
     """A package whose ``_runtime`` is the client core as a package of one document gets it."""
     from generator.reading.runtime import vendored_files
