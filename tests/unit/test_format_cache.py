@@ -3,6 +3,8 @@ and ``generate --spec`` gives black only the statements the templates could not 
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from generator.output import formatting
@@ -212,3 +214,31 @@ def test_black_s_text_of_a_whole_module_is_an_entry_of_its_own(tmp_path, monkeyp
     assert not cache.outputs_path.exists()
     given = recorded_texts(monkeypatch, "_format_shapes")
     assert formatting.format_sources([UNFORMATTED], cache) == [(True, CLEAN)] and given == []
+
+
+def test_black_s_workers_run_without_the_cyclic_collector(monkeypatch):
+    """A worker is a fork of the generator: automatic collections would walk the document's
+    whole model with each piece's objects."""
+    monkeypatch.setattr(formatting.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(formatting, "_format", lambda source: (True, str(gc.isenabled())))
+    pieces = ["x = 1\n" * (formatting._WORTH_A_PROCESS // 6)] * 2
+    assert formatting._format_all(pieces) == [(True, "False")] * 2
+
+
+def test_a_worker_collects_what_black_left_of_each_piece():
+    """With the collector off, black's trees (a node and its parent are a cycle) would pile up
+    piece after piece: the worker collects them once a piece is formatted."""
+    long = "y = call(" + ", ".join(f"argument_{i}" for i in range(12)) + ")\n"
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        formatting._format(long)
+        assert gc.collect() > 0  # black's cycles, left for a collection
+        assert formatting._format_in_worker(long) == formatting._format(long)
+        gc.collect()
+        formatting._format_in_worker(long)
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
