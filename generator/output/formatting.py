@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..caching import Store
 from ..literals import LINE_LENGTH
 from .shapes import restored, shape
-from .statements import statements_holding
+from .statements import barred_lines, statements_holding
 
 if TYPE_CHECKING:
     import black
@@ -332,10 +332,16 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
     The statements are those of ``tree`` where it is given (the whole text parsed), else only the
     top-level statements that hold a long line, each parsed alone (see
     :func:`~generator.output.statements.statements_holding`: the same statements, without
-    parsing megabytes of the rest), else the whole text parsed."""
+    parsing megabytes of the rest), else the whole text parsed. A long line that is a string
+    alone with its comma (:func:`_a_string`: a path's f-string, in a client of a thousand
+    methods) is first looked up among even fewer statements (:func:`_lone_strings`)."""
     long = [number for number, line in enumerate(lines, start=1) if _too_long(line)]
     if tree is None:
-        tree = statements_holding(source, lines, long)
+        barred = barred_lines(source, lines)
+        long = _lone_strings(source, lines, long, barred)
+        if not long:
+            return []
+        tree = None if barred is None else statements_holding(source, lines, long, barred=barred)
     if tree is None:
         try:
             tree = ast.parse(source)
@@ -366,6 +372,39 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
         if not kept or span.changed[0] > kept[-1].changed[1]:
             kept.append(span)  # a span inside one kept already is formatted with it
     return kept
+
+
+def _lone_strings(
+    source: str, lines: list[str], long: list[int], barred: set[int] | None
+) -> list[int]:
+    """The lines of ``long`` but those that are strings black leaves as they are: each a string
+    alone on its line (:func:`_a_string`), one element of the exploded brackets of a statement
+    that has no block of its own and that black lays out alone (:func:`_alone`), as
+    :func:`_spans` finds from the whole parse. The statements that hold such lines are parsed
+    without the first statement of each body around them (see
+    :func:`~generator.output.statements.statements_holding`): a statement with no block is the
+    whole parse's wherever it is, the docstrings left out a method's longest part. A line found
+    otherwise is kept, for the whole parse's answer."""
+    lone = [number for number in long if _a_string(lines[number - 1])]
+    if not lone or barred is None:
+        return long
+    tree = statements_holding(source, lines, lone, firsts=False, barred=barred)
+    if tree is None:
+        return long
+    index = _Index(tree)
+    exploded: dict[int, _Exploded | None] = {}
+    left: set[int] = set()
+    for number in lone:
+        chain = index.holding(number)
+        node = chain[-1] if chain else None
+        if node is None or _blocks(node) or not _alone(node, lines):
+            continue
+        if id(node) not in exploded:
+            exploded[id(node)] = _exploded(node, lines)
+        part = _element(exploded[id(node)], number)
+        if part is not None and part.first == part.last == number - 1:
+            left.add(number)
+    return [number for number in long if number not in left]
 
 
 _LONE_STRING = re.compile(r' *[bf]?"[^"\\\n]*",')

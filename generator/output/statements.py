@@ -44,19 +44,33 @@ _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 """A line that continues the compound statement above it rather than starting one."""
 
 
-def statements_holding(source: str, lines: list[str], numbers: Iterable[int]) -> ast.Module | None:
+def statements_holding(
+    source: str,
+    lines: list[str],
+    numbers: Iterable[int],
+    *,
+    firsts: bool = True,
+    barred: set[int] | None = None,
+) -> ast.Module | None:
     """A module of the top-level statements of ``source`` (its ``lines``) that hold the lines
     ``numbers`` (counted from 1), and of its first statement (whether a string there is the
     module's docstring), in their order, each as the whole text's parse has it; ``None`` where
-    the text cannot be cut into statements so."""
-    barred = _barred(source, lines)
+    the text cannot be cut into statements so.
+
+    Without ``firsts``, the first statement of the text and of each body is left out too where
+    it holds none of the lines (a docstring, often the longest statement of a method): the
+    statements that hold a line are still the whole parse's, but a string statement may be
+    taken for a docstring, and a body's ends are only those of what is kept. ``barred`` is
+    :func:`barred_lines` of the text, where it is known already."""
+    if barred is None:
+        barred = barred_lines(source, lines)
     if barred is None:
         return None
     starts = _starts(lines, barred, 0, 0, len(lines))
     if not starts or starts[0] != 0:
         starts = [0, *starts]  # blank lines and comments before the first statement go with it
     asked = sorted(number - 1 for number in numbers)
-    wanted = {0}
+    wanted = {0} if firsts else set()
     for number in asked:
         wanted.add(bisect.bisect_right(starts, number) - 1)
     text = [""] * len(lines)  # the statements left out are parsed as empty lines
@@ -64,7 +78,7 @@ def statements_holding(source: str, lines: list[str], numbers: Iterable[int]) ->
         first = starts[index]
         last = starts[index + 1] if index + 1 < len(starts) else len(lines)
         inside = asked[bisect.bisect_left(asked, first) : bisect.bisect_left(asked, last)]
-        text[first:last] = _pruned(lines, barred, first, last, inside)
+        text[first:last] = _pruned(lines, barred, first, last, inside, firsts=firsts)
     try:
         return ast.parse("\n".join(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -76,12 +90,19 @@ _DEFINITION = re.compile(r"(?:class|def|async\s+def)\b")
 
 
 def _pruned(
-    lines: list[str], barred: set[int], first: int, last: int, asked: list[int], at: int = 0
+    lines: list[str],
+    barred: set[int],
+    first: int,
+    last: int,
+    asked: list[int],
+    at: int = 0,
+    *,
+    firsts: bool = True,
 ) -> list[str]:
     """The lines ``first`` to ``last`` (from 0, the end excluded) of a statement indented by
     ``at``, where it is a class or a function, with the lines of each statement of its body
-    that holds none of the ``asked`` lines made empty, but those of its first and its last; and
-    so in each class or function of its body that is kept."""
+    that holds none of the ``asked`` lines made empty, but those of its first (with
+    ``firsts``) and its last; and so in each class or function of its body that is kept."""
     head = first
     while head < last and (lines[head].startswith("@", at) or head in barred):
         head += 1  # the decorators
@@ -101,7 +122,7 @@ def _pruned(
     starts = _starts(lines, barred, indent, head, last) if indent > at else []
     if not starts:  # a body on the header's line
         return lines[first:last]
-    kept = {0}
+    kept = {0} if firsts else set()
     for number in asked:
         kept.add(bisect.bisect_right(starts, number) - 1)
     text = lines[first:last]
@@ -109,11 +130,11 @@ def _pruned(
     for index, (start, end) in enumerate(zip(starts, [*starts[1:], last])):
         if index in kept:
             inside = asked[bisect.bisect_left(asked, start) : bisect.bisect_left(asked, end)]
-            replaced = _pruned(lines, barred, start, end, inside, indent)
+            replaced = _pruned(lines, barred, start, end, inside, indent, firsts=firsts)
         else:
             replaced = [""] * (end - start)
             if index == final and not _stands_in(lines, barred, start, end, indent, replaced):
-                replaced = _pruned(lines, barred, start, end, [], indent)
+                replaced = _pruned(lines, barred, start, end, [], indent, firsts=firsts)
         text[start - first : end - first] = replaced
     return text
 
@@ -160,7 +181,7 @@ def _starts(lines: list[str], barred: set[int], indent: int, first: int, last: i
     return starts
 
 
-def _barred(source: str, lines: list[str]) -> set[int] | None:
+def barred_lines(source: str, lines: list[str]) -> set[int] | None:
     """The lines (counted from 0) of ``source`` that begin inside a string or brackets or
     continue the line before; ``None`` where the lexer meets a quote it cannot close or brackets
     that do not pair."""

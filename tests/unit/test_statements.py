@@ -212,3 +212,80 @@ def test_the_pieces_of_every_rendered_module_are_those_of_the_whole_parse(docume
         assert formatting._spans(text, lines) == formatting._spans(
             text, lines, tree=ast.parse(text)
         )
+
+
+LONE = f'''class Client:
+    """A client."""
+
+    def get(self, owner: str) -> None:
+        """The method's docstring.
+
+        Often the longest statement of a method.
+        """
+        request = self.build(
+            "GET",
+            f"/repos/{{owner}}/{LONG}",
+            params=None,
+        )
+        nested = self.build(
+            "GET",
+            path(
+                "{LONG}",
+            ),
+        )
+        if self.check(
+            "{LONG}",
+        ):
+            pass
+        items = [
+            "{LONG}",
+        ]
+        single = (
+            "{LONG}",
+        )
+        "{LONG}",
+        return request
+
+    async def other(self):
+        """Another docstring.
+
+        "{LONG}",
+        """
+        return self.build(
+            "{LONG}",
+            "b",
+        )
+'''
+
+
+def test_lone_strings_are_decided_as_the_whole_parse_decides_them():
+    """A long line that is a string alone with its comma is looked up among fewer statements
+    first: the pieces are still the whole parse's, wherever such a line stands (an element of a
+    statement's brackets, of brackets inside them, of a compound statement's header, a
+    docstring's line, a statement of its own)."""
+    lines = LONE.split("\n")
+    spans = formatting._spans(LONE, lines)
+    assert spans == formatting._spans(LONE, lines, tree=ast.parse(LONE))
+    held = {line.strip() for span in spans or () for line in lines[span.first : span.last + 1]}
+    assert "path(" in held and "if self.check(" in held  # what black gets, as before
+    assert f'f"/repos/{{owner}}/{LONG}",' not in held  # what it does not
+
+
+def test_a_lone_string_in_a_method_is_found_without_parsing_the_method_s_docstring(monkeypatch):
+    """The statements that hold lone strings are parsed without the first statement of each
+    body that holds none (the docstrings of a client of a thousand methods)."""
+    from generator.output import statements
+
+    parsed: list[str] = []
+    parse = statements.ast.parse
+
+    def recording(text: str, *args, **kwargs):
+        parsed.append(text)
+        return parse(text, *args, **kwargs)
+
+    monkeypatch.setattr(statements.ast, "parse", recording)
+    text = LONE.split("        nested =")[0] + "        return request\n"
+    lines = text.split("\n")
+    assert formatting._spans(text, lines) == []
+    assert parsed and not any("The method's docstring" in each for each in parsed)
+    assert not any('"""A client."""' in each for each in parsed)
