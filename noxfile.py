@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nox
@@ -262,9 +263,13 @@ def bench(session: nox.Session) -> None:
     """Benchmarks against the peers, side by side; writes benchmarks/RESULTS.md (``-- PART``)."""
     session.install(TORCH)
     session.install("-e", RUNTIME, "-e", ".[test]", *BENCH_PEERS)
-    # downloads (GitHub's document from npm) are kept in the session's folder between runs
+    # downloads (GitHub's document from npm) are kept in the session's folder between runs; what
+    # the generators write goes to the system's temporary folder, as nox would point TMPDIR
+    # into .nox, where the peer's ruff formats nothing (see check_peer_formats_here)
+    scratch = tempfile.gettempdir()
     work = str(Path(session.create_tmp()).resolve())
-    session.run("python", "benchmarks/run.py", *session.posargs, env={"BENCH_WORK": work})
+    env = {"BENCH_WORK": work, "TMPDIR": scratch}
+    session.run("python", "benchmarks/run.py", *session.posargs, env=env)
 
 
 @nox.session

@@ -37,6 +37,39 @@ def _tool(name: str) -> str:
     return str(BIN / name)
 
 
+class PeerCannotFormat(RuntimeError):
+    """The scratch folder is one where openapi-python-client's formatter would format nothing."""
+
+
+def check_peer_formats_here() -> None:
+    """Refuse a scratch folder (``tempfile``'s, where every benchmark writes what the generators
+    write) in which ruff finds no Python file to format: openapi-python-client formats its
+    package with ``ruff format`` and ``ruff check --fix`` in the package's folder, and ruff
+    leaves out by default every path under a folder such as ``.nox``, ``.venv`` or ``build``
+    (nox points ``TMPDIR`` into ``.nox/<session>/tmp``): there the peer would skip its
+    formatting, a third of its time on a large document, and the figures would not compare."""
+    ruff = _tool("ruff")
+    if not Path(ruff).is_file():
+        return  # no ruff here: the peer fails on its own, and says so
+    with tempfile.TemporaryDirectory() as scratch:
+        probe = Path(scratch) / "package" / "probe.py"
+        probe.parent.mkdir()
+        probe.write_text("x  =  1\n")
+        found = subprocess.run(
+            [ruff, "format", "--check", "."],
+            cwd=probe.parent,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    if found.returncode != 1:  # 1: it found the probe, which it would reformat
+        raise PeerCannotFormat(
+            f"ruff formats nothing under {tempfile.gettempdir()} (a folder it leaves out by "
+            f"default), so openapi-python-client would skip its formatting there: set TMPDIR "
+            f"to a folder outside it ({(found.stderr or found.stdout).strip()[:200]})"
+        )
+
+
 def _peer_commands(spec: Path, out: Path) -> dict[str, list[str]]:
     """The command line of each peer generating a client (or models) from one document."""
     return {

@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         "memory probe (a shorter run; the other optimizer's rows are kept from the last run)",
     )
     args = parser.parse_args(argv)
+    generator_bench.check_peer_formats_here()
     _compile_the_project()
     everything = ["generator", "document", "client", "concurrent", "reference", "server", "sharded"]
     parts = args.parts or everything
