@@ -300,6 +300,11 @@ class _Part(NamedTuple):
     """The line of the closing bracket, first on it."""
     body: bool
     """Whether the statement is a function's definition, its body after the tail."""
+    nested: int = -1
+    """Where the element is one of a call's exploded brackets inside an element of the
+    statement's (see :func:`_innermost`): the indentation of the call's first line, at which the
+    piece is ``_(`` and ``)`` around the element; -1 where the brackets are the statement's own,
+    whose lines the piece keeps."""
 
 
 class _Span(NamedTuple):
@@ -361,7 +366,7 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
             node = chain[-1]
             if id(node) not in exploded:
                 exploded[id(node)] = _exploded(node, lines)
-            part = _element(exploded[id(node)], number)
+            part = _innermost(_element(exploded[id(node)], number), lines, number)
             if part is not None and part.first == part.last and _a_string(lines[part.first]):
                 continue  # black leaves a string alone on its line as it is
             spans.add(_span_of(node, lines, part))
@@ -401,7 +406,7 @@ def _lone_strings(
             continue
         if id(node) not in exploded:
             exploded[id(node)] = _exploded(node, lines)
-        part = _element(exploded[id(node)], number)
+        part = _innermost(_element(exploded[id(node)], number), lines, number)
         if part is not None and part.first == part.last == number - 1:
             left.add(number)
     return [number for number in long if number not in left]
@@ -433,18 +438,64 @@ class _Exploded(NamedTuple):
     lasts: list[int]
     """The first and last lines of each element, in order."""
     body: bool
+    items: list[ast.AST | None]
+    """Each element's node: an argument of a call (a keyword's too), else ``None``."""
 
 
-def _element(exploded: _Exploded | None, number: int) -> _Part | None:
-    """The element of ``exploded`` that holds line ``number`` (counted from 1), if one does."""
+def _element(exploded: _Exploded | None, number: int) -> tuple[_Part, ast.AST | None] | None:
+    """The element of ``exploded`` that holds line ``number`` (counted from 1), if one does, with
+    its node."""
     if exploded is None:
         return None
     at = bisect.bisect_right(exploded.firsts, number - 1) - 1
     if at < 0 or exploded.lasts[at] < number - 1:
         return None
-    return _Part(
+    part = _Part(
         exploded.firsts[at], exploded.lasts[at], exploded.head, exploded.tail, exploded.body
     )
+    return part, exploded.items[at]
+
+
+def _innermost(
+    found: tuple[_Part, ast.AST | None] | None, lines: list[str], number: int
+) -> _Part | None:
+    """The innermost element that holds line ``number`` (counted from 1), from the element
+    ``found`` of a statement's exploded brackets: where that element is a call laid out one
+    argument to a line itself (``name=check(`` on its first line, ``),`` alone on its last),
+    the argument of it that holds the line, and so on inside that. Black lays each argument out
+    alone at its depth there too, whatever the brackets around and the arguments beside it
+    are: the piece is the argument alone in ``_(`` and ``)`` at the call's indentation."""
+    if found is None:
+        return None
+    part, item = found
+    while part.first != part.last and item is not None:
+        inner = _call_laid_out(item, part, lines)
+        deeper = _element(inner, number)
+        if inner is None or deeper is None:
+            break
+        indent = len(lines[part.first]) - len(lines[part.first].lstrip(" "))
+        held, item = deeper
+        part = _Part(held.first, held.last, inner.head, inner.tail, False, indent)
+    return part
+
+
+def _call_laid_out(item: ast.AST, part: _Part, lines: list[str]) -> _Exploded | None:
+    """The brackets of the call ``item`` (or a keyword's call), the element ``part`` of exploded
+    brackets, laid out one argument to a line (see :func:`_laid_out`), its last line ``),``."""
+    value = item.value if isinstance(item, ast.keyword) else item
+    if not isinstance(value, ast.Call) or part.body:
+        return None
+    head, tail = part.first, part.last
+    indent = len(lines[head]) - len(lines[head].lstrip(" "))
+    bracket = (value.func.end_lineno, value.func.end_col_offset)
+    if indent % 4 or bracket != (head + 1, len(lines[head].encode()) - 1):
+        return None
+    if not lines[head].endswith("(") or lines[tail] != " " * indent + "),":
+        return None
+    if value.end_lineno != tail + 1:
+        return None
+    items: list[ast.expr | ast.keyword] = [*value.args, *value.keywords]
+    return _laid_out(lines, head, tail, sorted(((_place(i), i) for i in items), key=_first), False)
 
 
 def _exploded(node: ast.stmt, lines: list[str]) -> _Exploded | None:
@@ -463,6 +514,19 @@ def _exploded(node: ast.stmt, lines: list[str]) -> _Exploded | None:
     if found is None:
         return None
     head, tail, places, body = found
+    return _laid_out(lines, head, tail, places, body)
+
+
+def _laid_out(
+    lines: list[str],
+    head: int,
+    tail: int,
+    places: list[tuple[_Place, ast.AST | None]],
+    body: bool,
+) -> _Exploded | None:
+    """:func:`_exploded` of brackets that open at the end of line ``head`` and close at the
+    start of line ``tail``, their elements at ``places`` (in order), where each element begins
+    a line of its own, one level in, and ends it with its comma."""
     indent = len(lines[head]) - len(lines[head].lstrip(" "))
     inside = " " * (indent + 4)
     if _too_long(lines[head]) or _too_long(lines[tail]):
@@ -471,7 +535,7 @@ def _exploded(node: ast.stmt, lines: list[str]) -> _Exploded | None:
     at = head + 1
     firsts: list[int] = []
     lasts: list[int] = []
-    for first, column, end, end_column in places:
+    for (first, column, end, end_column), _ in places:
         while lines[at] in markers:
             at += 1
         start = lines[first]
@@ -488,7 +552,9 @@ def _exploded(node: ast.stmt, lines: list[str]) -> _Exploded | None:
         at = end + 1
     while at < tail and lines[at] in markers:
         at += 1
-    return _Exploded(head, tail, firsts, lasts, body) if firsts and at == tail else None
+    if not firsts or at != tail:
+        return None
+    return _Exploded(head, tail, firsts, lasts, body, [item for _, item in places])
 
 
 _Place = tuple[int, int, int, int]
@@ -496,7 +562,9 @@ _Place = tuple[int, int, int, int]
 it (in bytes, as :mod:`ast` counts)."""
 
 
-def _brackets(node: ast.stmt, lines: list[str]) -> tuple[int, int, list[_Place], bool] | None:
+def _brackets(
+    node: ast.stmt, lines: list[str]
+) -> tuple[int, int, list[tuple[_Place, ast.AST | None]], bool] | None:
     """For :func:`_exploded`: the lines (from 0) where ``node``'s exploded brackets open and
     close, where their elements are, in order, and whether a function's body follows."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -507,7 +575,7 @@ def _brackets(node: ast.stmt, lines: list[str]) -> tuple[int, int, list[_Place],
     indent = len(lines[head]) - len(lines[head].lstrip(" "))
     if isinstance(node, ast.ImportFrom):
         if lines[head].endswith("(") and lines[tail] == " " * indent + ")":
-            return head, tail, [_place(name) for name in node.names], False
+            return head, tail, [(_place(name), None) for name in node.names], False
         return None
     value = getattr(node, "value", None)
     if not isinstance(node, (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign)) or value is None:
@@ -525,12 +593,16 @@ def _brackets(node: ast.stmt, lines: list[str]) -> tuple[int, int, list[_Place],
         return None
     if not lines[head].endswith(brackets[0]) or lines[tail] != " " * indent + brackets[1]:
         return None
-    return head, tail, sorted(_place(item) for item in items), False
+    return head, tail, sorted(((_place(item), item) for item in items), key=_first), False
+
+
+def _first(place: tuple[_Place, ast.AST | None]) -> _Place:
+    return place[0]
 
 
 def _parameters(
     node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]
-) -> tuple[int, int, list[_Place], bool] | None:
+) -> tuple[int, int, list[tuple[_Place, ast.AST | None]], bool] | None:
     """:func:`_brackets` of a function's parameters: each one to its default, if it has one."""
     arguments = node.args
     positional = [*arguments.posonlyargs, *arguments.args]
@@ -545,7 +617,7 @@ def _parameters(
         return None
     if not (lines[tail].startswith(" " * indent + ")") and lines[tail].endswith(":")):
         return None
-    return head, tail, sorted(places), True
+    return head, tail, [(place, None) for place in sorted(places)], True
 
 
 def _place(
@@ -665,6 +737,8 @@ def _alone(node: ast.stmt, lines: list[str]) -> bool:
 def _span_of(node: ast.stmt, lines: list[str], only: _Part | None) -> _Span:
     first = _first_line(node) - 1
     indent = len(lines[first]) - len(lines[first].lstrip(" "))
+    if only is not None and only.nested >= 0:
+        indent = only.nested  # the piece is the element in ``_(`` and ``)`` at this depth
     return _Span(first, (node.end_lineno or node.lineno) - 1, indent // 4, only)
 
 
@@ -677,21 +751,29 @@ def _piece_lines(lines: list[str], span: _Span) -> list[str]:
     part = span.only
     if part is None:
         return lines[span.first : span.last + 1]
-    return [
-        lines[part.head],
-        *_beside(span),
-        *lines[part.first : part.last + 1],
-        lines[part.tail],
-        *_body(span),
-    ]
+    return [*_before(lines, span), *lines[part.first : part.last + 1], *_after(lines, span)]
 
 
-def _beside(span: _Span) -> list[str]:
-    return [" " * (4 * span.depth + 4) + _BESIDE]
+def _before(lines: list[str], span: _Span) -> list[str]:
+    """The lines of a piece of one element before it (see :func:`_exploded`): the line that
+    opens its brackets (``_(`` for a call inside an element, see :func:`_innermost`) and the name
+    beside it."""
+    part = span.only
+    assert part is not None
+    inside = " " * (4 * span.depth + 4)
+    opening = " " * part.nested + "_(" if part.nested >= 0 else lines[part.head]
+    return [opening, inside + _BESIDE]
 
 
-def _body(span: _Span) -> list[str]:
-    return [" " * (4 * span.depth + 4) + "pass"] if span.only and span.only.body else []
+def _after(lines: list[str], span: _Span) -> list[str]:
+    """The lines of a piece of one element after it: the line that closes its brackets, and a
+    function's ``pass``."""
+    part = span.only
+    assert part is not None
+    if part.nested >= 0:
+        return [" " * part.nested + ")"]
+    body = [" " * (4 * span.depth + 4) + "pass"] if part.body else []
+    return [lines[part.tail], *body]
 
 
 def _wrapper(depth: int) -> str:
@@ -724,10 +806,7 @@ def _spliced(lines: list[str], plan: list[_Span], done: dict[str, tuple[bool, st
 def _element_lines(lines: list[str], span: _Span, formatted: list[str]) -> list[str] | None:
     """Black's lines of the element of ``span`` in ``formatted`` (black's text of its piece), or
     ``None`` where black changed what the piece holds besides it."""
-    part = span.only
-    assert part is not None
-    before = [lines[part.head], *_beside(span)]
-    after = [lines[part.tail], *_body(span)]
+    before, after = _before(lines, span), _after(lines, span)
     if formatted[: len(before)] != before or formatted[len(formatted) - len(after) :] != after:
         return None
     return formatted[len(before) : len(formatted) - len(after)] or None

@@ -48,3 +48,69 @@ def test_a_string_black_would_write_otherwise_is_given_to_black():
     ]:
         text = exploded(1, element)
         assert formatting._spans(text, text.split("\n")), element
+
+
+def reader(depth: int, argument: str) -> str:
+    """A model's reader as the templates lay it out, inside ``depth`` classes: a call whose
+    arguments are calls laid out one argument to a line, ``argument`` the last of one."""
+    indent = "    " * depth
+    lines = [f"{'    ' * level}class Level{level}:" for level in range(depth)]
+    lines += [
+        f"{indent}return cls(",
+        f"{indent}    number=required(fields, 'number', path, check_integer),",
+        f"{indent}    pull_request=required(",
+        f"{indent}        fields,",
+        f'{indent}        "pull_request",',
+        f"{indent}        path,",
+        f"{indent}        {argument},",
+        f"{indent}    ),",
+        f"{indent}    reason=optional(fields, 'reason', path, check_string),",
+        f"{indent})",
+        "",
+    ]
+    return "\n".join(lines).replace("'", '"')
+
+
+long_names = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_", min_size=1, max_size=90)
+arguments = st.one_of(
+    st.tuples(st.sampled_from(["check", "strict_enum", "list_of"]), long_names).map(
+        lambda p: f"{p[0]}(Model{p[1]})"
+    ),
+    st.tuples(long_names, long_names).map(lambda p: f"one_of(A{p[0]}, B{p[1]}.from_dict)"),
+    long_names.map(lambda n: f"Model{n}.from_dict"),
+    long_names.map(lambda n: f'"{n * 2}"'),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(depth=st.integers(0, 3), argument=arguments)
+def test_an_argument_of_a_call_inside_exploded_brackets_is_formatted_as_black_does(
+    depth, argument
+):
+    """An argument too long for its line, of a call laid out one argument to a line that is
+    itself an element of a statement's exploded brackets, comes out as black's formatting of
+    the whole text has it."""
+    text = reader(depth, argument)
+    assert formatting.format_long_lines([text]) == [
+        (True, black.format_str(text, mode=black_mode()))
+    ]
+
+
+def test_black_gets_the_argument_alone_not_the_arguments_beside_it(monkeypatch):
+    """Of a call inside exploded brackets, black gets the argument that holds the long line,
+    in ``_(`` and ``)`` at the call's depth: not the statement, nor the other arguments."""
+    given: list[str] = []
+    format_sources = formatting.format_sources
+
+    def recording(sources, cache=None):
+        given.extend(sources)
+        return format_sources(sources, cache)
+
+    monkeypatch.setattr(formatting, "format_sources", recording)
+    text = reader(2, f"strict_enum(Model{'X' * 90})")
+    ((ok, formatted),) = formatting.format_long_lines([text])
+    assert ok and formatted == black.format_str(text, mode=black_mode())
+    assert len(given) == 1
+    piece = given[0]
+    assert f"strict_enum(Model{'X' * 90})" in piece
+    assert "return cls(" not in piece and '"pull_request"' not in piece and "fields" not in piece
