@@ -71,7 +71,9 @@ def reader(depth: int, argument: str) -> str:
     return "\n".join(lines).replace("'", '"')
 
 
-long_names = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_", min_size=1, max_size=90)
+long_names = st.text(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_", min_size=1, max_size=90
+)
 arguments = st.one_of(
     st.tuples(st.sampled_from(["check", "strict_enum", "list_of"]), long_names).map(
         lambda p: f"{p[0]}(Model{p[1]})"
@@ -84,9 +86,7 @@ arguments = st.one_of(
 
 @settings(max_examples=80, deadline=None)
 @given(depth=st.integers(0, 3), argument=arguments)
-def test_an_argument_of_a_call_inside_exploded_brackets_is_formatted_as_black_does(
-    depth, argument
-):
+def test_an_argument_of_a_call_inside_exploded_brackets_is_formatted_as_black_does(depth, argument):
     """An argument too long for its line, of a call laid out one argument to a line that is
     itself an element of a statement's exploded brackets, comes out as black's formatting of
     the whole text has it."""
