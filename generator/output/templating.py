@@ -55,8 +55,24 @@ def call(function: str, arguments: Sequence[str], indent: int, after: str) -> st
     pad, inner = " " * indent, " " * (indent + 4)
     if len(inner) + len(joined) <= LINE_LENGTH:
         return f"{function}(\n{inner}{joined}\n{pad}){after}"
-    lines = "".join(f"{inner}{argument},\n" for argument in arguments)
+    lines = "".join(f"{inner}{_alone(argument, indent + 4)},\n" for argument in arguments)
     return f"{function}(\n{lines}{pad}){after}"
+
+
+_CALL_OF_A_NAME = re.compile(r"([\w.]+)\(([\w.]+)\)")
+"""A call with one argument, each a name or a dotted name (``check(Model)``)."""
+
+
+def _alone(argument: str, indent: int) -> str:
+    """An argument alone on its line at ``indent``, with its comma, laid out as black does: a
+    call of one name (:data:`_CALL_OF_A_NAME`) that does not fit the line with its argument on a
+    line of its own (however long that is: black splits no name); any other as it is."""
+    found = _CALL_OF_A_NAME.fullmatch(argument)
+    if found is None or indent + len(argument) + 1 <= LINE_LENGTH:
+        return argument
+    name, inside = found.groups()
+    pad = " " * indent
+    return f"{name}(\n{pad}    {inside}\n{pad})"
 
 
 def tuple_literal(items: Sequence[str], indent: int, column: int) -> str:

@@ -73,3 +73,20 @@ def test_a_class_whose_header_is_too_long_has_its_base_on_a_line_of_its_own(tmp_
         one_line = f"class {name}({base}):"
         expected = one_line if len(one_line) <= 100 else f"class {name}(\n    {base}\n):"
         assert f"\n{expected}\n" in text and f"\n{expected}\n" in formatted
+
+
+@pytest.mark.parametrize("indent", [4, 8, 12, 16])
+@pytest.mark.parametrize("length", [60, 70, 75, 80, 84, 85, 86, 90, 95, 120])
+@pytest.mark.parametrize("argument", ["check({})", "check_list({}.from_dict)"])
+def test_a_call_of_a_name_too_long_for_its_line_is_laid_out_as_black_lays_it_out(
+    indent, length, argument
+):
+    """An argument of a call laid out one argument to a line, itself a call of one name that
+    does not fit its line, comes out as black lays it out: its argument on a line of its own."""
+    from generator.output.templating import call
+
+    lines = [f"{'    ' * level}class Level{level}:" for level in range(indent // 4)]
+    pad = " " * indent
+    arguments = ["fields", '"name"', "path", argument.format("M" * length)]
+    text = "\n".join([*lines, f"{pad}value = " + call("required", arguments, indent, ""), ""])
+    assert black.format_str(text, mode=black_mode()) == text
