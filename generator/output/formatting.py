@@ -369,6 +369,8 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
             part = _innermost(_element(exploded[id(node)], number), lines, number)
             if part is not None and part.first == part.last and _a_string(lines[part.first]):
                 continue  # black leaves a string alone on its line as it is
+            if part is not None and _a_name_called(lines, part, number):
+                continue  # nor a name it has put on a line of its own
             spans.add(_span_of(node, lines, part))
         elif outer:
             return None
@@ -422,6 +424,31 @@ def _a_string(line: str) -> bool:
     alone (:data:`_LONE_STRING`): black splits no string, so it leaves such a line as it is
     however long. A path's f-string is often longer than the line."""
     return _LONE_STRING.fullmatch(line) is not None
+
+
+_CALLED = re.compile(r" *[\w.]+\(")
+_NAME = re.compile(r" *[\w.]+")
+
+
+def _a_name_called(lines: list[str], part: _Part, number: int) -> bool:
+    """Whether the element ``part`` of exploded brackets is a call of one name laid out as black
+    lays out one too long for its line, ``number`` (counted from 1) the name's line: ``check(``,
+    the name (or dotted name) alone one level in, ``),``. Black splits no name, so it leaves the
+    name's line as it is however long (the templates lay such calls out so, see
+    :func:`~generator.output.templating.call`)."""
+    first = part.first
+    if part.last != first + 2 or number - 1 != first + 1:
+        return False
+    head, name, tail = lines[first : first + 3]
+    indent = len(head) - len(head.lstrip(" "))
+    return (
+        _CALLED.fullmatch(head) is not None
+        and not _too_long(head)
+        and name.startswith(" " * (indent + 4))
+        and name[indent + 4 : indent + 5] != " "
+        and _NAME.fullmatch(name) is not None
+        and tail == " " * indent + "),"
+    )
 
 
 _BESIDE = "_,"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import black
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from generator.output import formatting
@@ -114,3 +115,17 @@ def test_black_gets_the_argument_alone_not_the_arguments_beside_it(monkeypatch):
     piece = given[0]
     assert f"strict_enum(Model{'X' * 90})" in piece
     assert "return cls(" not in piece and '"pull_request"' not in piece and "fields" not in piece
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2])
+@pytest.mark.parametrize("name", ["M" * 95, "Module." + "M" * 100])
+def test_a_long_name_black_put_on_its_own_line_is_left_as_it_is(depth, name):
+    """A call of one name laid out as black lays out one too long for its line (the name alone
+    one level in, however long) is not given to black, which leaves it as it is."""
+    text = reader(depth, f"check({name})")
+    laid_out = black.format_str(text, mode=black_mode())
+    assert f"check(\n" in laid_out  # black's own layout of it
+    lines = laid_out.split("\n")
+    assert any(formatting._too_long(line) for line in lines)
+    assert formatting._spans(laid_out, lines) == []
+    assert formatting.format_long_lines([laid_out]) == [(True, laid_out)]
