@@ -414,15 +414,17 @@ def _lone_strings(
     return [number for number in long if number not in left]
 
 
-_LONE_STRING = re.compile(r' *[bf]?"[^"\\\n]*",')
-"""A string alone on its line, with its comma: in double quotes, with no backslash and no double
-quote in it (a string black would quote or escape otherwise is left to black)."""
+_LONE_STRING = re.compile(r' *(?:\w+=)?[bf]?"[^"\\\n]*",')
+"""A string alone on its line, or a keyword's (``pattern="^a$"``), with its comma: in double
+quotes, with no backslash and no double quote in it (a string black would quote or escape
+otherwise is left to black)."""
 
 
 def _a_string(line: str) -> bool:
     """Whether ``line``, an element of exploded brackets (see :func:`_exploded`), is a string
-    alone (:data:`_LONE_STRING`): black splits no string, so it leaves such a line as it is
-    however long. A path's f-string is often longer than the line."""
+    alone or a keyword's (:data:`_LONE_STRING`): black splits no string, so it leaves such a line
+    as it is however long. A path's f-string is often longer than the line, and so is a
+    pattern."""
     return _LONE_STRING.fullmatch(line) is not None
 
 

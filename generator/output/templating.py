@@ -48,31 +48,100 @@ def call_literal(items: Any, function: str, indent: int, column: int) -> str:
 
 def call(function: str, arguments: Sequence[str], indent: int, after: str) -> str:
     """``function(arguments)`` at ``indent``, followed by ``after``, laid out as black does: on one
-    line where it fits, else the arguments on one line of their own, else one a line."""
+    line where it fits, else split at its brackets (see :func:`_split`); a single argument that
+    does not fit its line has a comma of its own there (black keeps brackets so exploded by it,
+    and released packages have them so)."""
     joined = ", ".join(arguments)
     if indent + len(function) + len(joined) + 2 + len(after) <= LINE_LENGTH:
         return f"{function}({joined}){after}"
+    inner = " " * (indent + 4)
+    if len(arguments) == 1 and len(inner) + len(joined) > LINE_LENGTH:
+        return f"{function}(\n{inner}{_alone(joined, indent + 4)},\n{' ' * indent}){after}"
+    return _split(function, arguments, indent, after)
+
+
+def applied(expression: str, arguments: Sequence[str], indent: int, before: str) -> str:
+    """``before`` then the call of ``expression`` (itself a call, ``one_of(...)``) with
+    ``arguments``, a statement at ``indent``, laid out as black does where it does not fit the
+    line: split at the brackets of ``arguments`` where the line up to them fits, else at those
+    of ``expression``, keeping ``arguments`` on its last line (``x = one_of(`` ... ``)(body,
+    "body")``). An expression that is not a call of a name is left on the one line, for black."""
+    whole = f"{before}{expression}({', '.join(arguments)})"
+    if indent + len(whole) <= LINE_LENGTH or not whole.isascii():
+        return whole  # a line of wide characters is measured by black
+    if indent + len(before) + len(expression) + 1 <= LINE_LENGTH:
+        return _split(before + expression, arguments, indent)
+    parts = _parts(expression)
+    if parts is None:
+        return whole
+    head, inside = parts
+    return _split(before + head, inside, indent, f"({', '.join(arguments)})")
+
+
+def _split(head: str, arguments: Sequence[str], indent: int, after: str = "") -> str:
+    """``head(arguments)`` at ``indent`` split at its brackets as black splits them, followed by
+    ``after``: the arguments one level in, on one line where they fit, else a single one alone
+    (with no comma: black adds one only where it splits a list), else one a line with their
+    commas, each laid out by :func:`_alone`."""
     pad, inner = " " * indent, " " * (indent + 4)
+    joined = ", ".join(arguments)
     if len(inner) + len(joined) <= LINE_LENGTH:
-        return f"{function}(\n{inner}{joined}\n{pad}){after}"
+        return f"{head}(\n{inner}{joined}\n{pad}){after}"
+    if len(arguments) == 1:
+        return f"{head}(\n{inner}{_alone(joined, indent + 4, comma=False)}\n{pad}){after}"
     lines = "".join(f"{inner}{_alone(argument, indent + 4)},\n" for argument in arguments)
-    return f"{function}(\n{lines}{pad}){after}"
+    return f"{head}(\n{lines}{pad}){after}"
 
 
-_CALL_OF_A_NAME = re.compile(r"([\w.]+)\(([\w.]+)\)")
-"""A call with one argument, each a name or a dotted name (``check(Model)``)."""
+_HEAD = re.compile(r"(?:\w+=)?[\w.]+\(")
+"""The start of a call of a name or a dotted name, or of a keyword argument's
+(``key=one_of(``)."""
+_OPENING, _CLOSING = "([{", ")]}"
 
 
-def _alone(argument: str, indent: int) -> str:
-    """An argument alone on its line at ``indent``, with its comma, laid out as black does: a
-    call of one name (:data:`_CALL_OF_A_NAME`) that does not fit the line with its argument on a
-    line of its own (however long that is: black splits no name); any other as it is."""
-    found = _CALL_OF_A_NAME.fullmatch(argument)
-    if found is None or indent + len(argument) + 1 <= LINE_LENGTH:
+def _parts(expression: str) -> tuple[str, list[str]] | None:
+    """The name called and the arguments of ``expression``, a call of a name whose brackets close
+    at its end (``constrained(check_string, pattern="^a$")``: ``constrained`` and
+    ``["check_string", 'pattern="^a$"']``), as the templates' Python is written (strings in
+    double quotes, each backslash escaping what follows it); ``None`` for any other text."""
+    found = _HEAD.match(expression)
+    if found is None or not expression.endswith(")"):
+        return None
+    depth, start, quoted, escaped = 0, found.end(), False, False
+    arguments: list[str] = []
+    for i in range(start, len(expression) - 1):
+        char = expression[i]
+        if quoted:
+            escaped, quoted = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            quoted = True
+        elif char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth -= 1
+            if depth < 0:
+                return None  # the name's brackets close before the end
+        elif char == "," and depth == 0:
+            arguments.append(expression[start:i].strip())
+            start = i + 1
+        elif char == "'":
+            return None  # a string in single quotes: left to black
+    last = expression[start:-1].strip()
+    if depth or quoted or not last:
+        return None
+    return found.group()[:-1], [*arguments, last]
+
+
+def _alone(argument: str, indent: int, *, comma: bool = True) -> str:
+    """An argument alone on its line at ``indent``, with its comma (or, ``comma`` false, the
+    single argument of a call, without one), laid out as black does: where it does not fit the
+    line and is a call of a name (see :func:`_parts`), split at its brackets (:func:`_split`); a
+    name or a string as it is, however long (black splits neither); any other argument as it is,
+    for black."""
+    if indent + len(argument) + comma <= LINE_LENGTH or not argument.isascii():
         return argument
-    name, inside = found.groups()
-    pad = " " * indent
-    return f"{name}(\n{pad}    {inside}\n{pad})"
+    parts = _parts(argument)
+    return argument if parts is None else _split(*parts, indent)
 
 
 def tuple_literal(items: Sequence[str], indent: int, column: int) -> str:
@@ -175,6 +244,7 @@ def environment(templates: Path, cache_dir: Path | None = None) -> jinja2.Enviro
     env.filters["pyrepr"] = pyrepr
     env.filters["call_literal"] = call_literal
     env.filters["call"] = call
+    env.filters["applied"] = applied
     env.filters["exploded"] = exploded
     env.filters["tuple_literal"] = tuple_literal
     env.filters["constructor"] = constructor

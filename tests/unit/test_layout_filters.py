@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import black
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from generator.output.formatting import black_mode
 from generator.output.templating import tuple_literal
@@ -90,3 +91,94 @@ def test_a_call_of_a_name_too_long_for_its_line_is_laid_out_as_black_lays_it_out
     arguments = ["fields", '"name"', "path", argument.format("M" * length)]
     text = "\n".join([*lines, f"{pad}value = " + call("required", arguments, indent, ""), ""])
     assert black.format_str(text, mode=black_mode()) == text
+
+
+_letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+_names = st.text(_letters, min_size=8, max_size=50)
+_strings = st.text(
+    st.characters(min_codepoint=32, max_codepoint=126, exclude_characters="\"\\'"),
+    min_size=8,
+    max_size=90,
+).map(lambda text: f'"{text}"')
+_leaves = st.one_of(
+    _names.map(lambda n: f"check_{n}"), _names.map(lambda n: f"M{n}.from_dict"), _strings
+)
+
+
+def _calls(children):
+    return st.one_of(
+        st.tuples(
+            st.sampled_from(["one_of", "list_of", "dict_of"]),
+            st.lists(children, min_size=1, max_size=4),
+        ).map(lambda p: f"{p[0]}({', '.join(p[1])})"),
+        st.tuples(st.sampled_from(["nullable", "write_model"]), children).map(
+            lambda p: f"{p[0]}({p[1]})"
+        ),
+        st.tuples(children, _strings).map(lambda p: f"constrained({p[0]}, pattern={p[1]})"),
+        st.tuples(_strings, children).map(lambda p: f"discriminated({p[0]}, {{{p[0]}: {p[1]}}})"),
+    )
+
+
+_expressions = st.recursive(_leaves, _calls, max_leaves=10)
+
+
+def _as_black_lays_it_out(text: str, flat: str) -> None:
+    """``text`` is black's layout of ``flat`` (the same Python on one line) where no line of it is
+    too long (black is then not given it), and the formatting of its long lines is black's
+    layout of ``flat`` too (not only a layout black would keep: black keeps brackets exploded
+    by a comma of their own)."""
+    from generator.output import formatting
+
+    laid_out = black.format_str(flat, mode=black_mode())
+    if not formatting._too_long(text):
+        assert text == laid_out
+    assert formatting.format_long_lines([text]) == [(True, laid_out)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(depth=st.integers(0, 4), expression=_expressions)
+def test_a_call_among_arguments_laid_out_one_a_line_is_laid_out_as_black_lays_it_out(
+    depth, expression
+):
+    """An argument of a call laid out one argument to a line that is itself a call (of calls,
+    strings, keywords, a dict) comes out as black lays it out: split where it does not fit its
+    line, its arguments on one line of their own where they fit, else one a line, in turn."""
+    from generator.output.templating import call
+
+    classes = "".join(f"{'    ' * level}class Level{level}:\n" for level in range(depth))
+    pad, arguments = " " * 4 * depth, ["fields", '"name"', "path", expression]
+    statement = call("value = required", arguments, 4 * depth, "")
+    flat = f"{pad}value = required({', '.join(arguments)})"
+    _as_black_lays_it_out(f"{classes}{pad}{statement}\n", f"{classes}{flat}\n")
+
+
+@pytest.mark.parametrize("indent", [4, 8, 12, 16])
+@pytest.mark.parametrize("spare", [-2, -1, 0, 1, 2])
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_the_arguments_of_a_call_fill_their_line_as_black_fills_it(indent, spare, count):
+    """A call among arguments laid out one a line, whose arguments fit one line of their own but
+    for ``spare`` characters (or with them to spare), is laid out as black lays it out."""
+    from generator.output.templating import call
+
+    pad = " " * indent
+    width = 100 - indent - 8 - 2 * (count - 1) + spare  # the arguments' line is `pad + 4 + joined`
+    names = [f"check_{'x' * (width // count - 6 + (i < width % count))}" for i in range(count)]
+    expression = f"one_of({', '.join(names)})"
+    classes = "".join(f"{'    ' * level}class Level{level}:\n" for level in range(indent // 4))
+    arguments = ["fields", '"name"', "path", expression]
+    statement = call("value = required", arguments, indent, "")
+    flat = f"{pad}value = required({', '.join(arguments)})"
+    _as_black_lays_it_out(f"{classes}{pad}{statement}\n", f"{classes}{flat}\n")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(expression=_expressions, width=st.integers(0, 60))
+def test_a_writer_applied_to_the_body_is_laid_out_as_black_lays_it_out(expression, width):
+    """``_payload = writer(body, "body")`` comes out as black lays it out: split at the body's
+    brackets where the line up to them fits, else at the writer's."""
+    from generator.output.templating import applied
+
+    before = "_payload" + "_" * width + " = "
+    statement = applied(expression, ["body", '"body"'], 8, before)
+    method = "class Client:\n    def send(self, body):\n        "
+    _as_black_lays_it_out(f"{method}{statement}\n", f'{method}{before}{expression}(body, "body")\n')

@@ -25,14 +25,21 @@ def exploded(depth: int, element: str) -> str:
 
 
 @settings(max_examples=60, deadline=None)
-@given(depth=st.integers(0, 3), prefix=st.sampled_from(["", "f", "b"]), parts=pieces)
-def test_a_long_string_alone_on_its_line_is_left_as_it_is(depth, prefix, parts):
+@given(
+    depth=st.integers(0, 3),
+    keyword=st.sampled_from(["", "pattern="]),
+    prefix=st.sampled_from(["", "f", "b"]),
+    parts=pieces,
+)
+def test_a_long_string_alone_on_its_line_is_left_as_it_is(depth, keyword, prefix, parts):
     """Black splits no string: a long one alone among a call's exploded arguments (a path's
-    f-string) is kept as the templates laid it out, without black, which leaves it so too."""
+    f-string, a keyword's pattern) is kept as the templates laid it out, without black, which
+    leaves it so too."""
     body = "/".join(parts) + "x" * 100
     if prefix == "b":
         body = body.replace("{", "").replace("}", "")
-    text = exploded(depth, f'{prefix}"{body}"').replace("'GET'.lower()", '"GET".lower()')
+    element = f'{keyword}{prefix}"{body}"'
+    text = exploded(depth, element).replace("'GET'.lower()", '"GET".lower()')
     lines = text.split("\n")
     assert formatting._spans(text, lines) == []
     assert black.format_str(text, mode=black_mode()) == text
@@ -40,12 +47,12 @@ def test_a_long_string_alone_on_its_line_is_left_as_it_is(depth, prefix, parts):
 
 def test_a_string_black_would_write_otherwise_is_given_to_black():
     """Where black would change the string (its quotes, its escapes) or it is not alone on its
-    line (a keyword's value, two strings joined), black gets it."""
+    line (two strings joined, a keyword's string and more), black gets it."""
     for element in [
         "'" + "x" * 100 + "'",
         '"' + "x" * 100 + '\\"x"',
         '"' + "x" * 50 + '" "' + "x" * 50 + '"',
-        'path="' + "x" * 100 + '"',
+        'path="' + "x" * 100 + '" + suffix',
     ]:
         text = exploded(1, element)
         assert formatting._spans(text, text.split("\n")), element
