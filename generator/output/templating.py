@@ -144,6 +144,78 @@ def _alone(argument: str, indent: int, *, comma: bool = True) -> str:
     return argument if parts is None else _split(*parts, indent)
 
 
+def annotated(name: str, annotation: str, default: str | None, indent: int) -> str:
+    """A dataclass field ``name: annotation = default`` (``default`` ``None``: with none) at
+    ``indent``, laid out as black does where it does not fit the line: the default alone in
+    parentheses where the line up to them fits, else the annotation in parentheses (see
+    :func:`_in_parentheses`)."""
+    line = f"{name}: {annotation}" + ("" if default is None else f" = {default}")
+    if indent + len(line) <= LINE_LENGTH or not line.isascii():
+        return line  # a line of wide characters is measured by black
+    pad = " " * indent
+    if default is not None and indent + len(f"{name}: {annotation} = (") <= LINE_LENGTH:
+        return f"{name}: {annotation} = (\n{pad}    {default}\n{pad})"
+    after = "" if default is None else f" = {default}"
+    return _in_parentheses(name, annotation, indent, after) or line
+
+
+def parameter(name: str, annotation: str, default: str | None, indent: int) -> str:
+    """A parameter ``name: annotation = default`` (``default`` ``None``: with none) alone on its
+    line of a signature at ``indent``, followed by its comma, laid out as black does where it
+    does not fit the line: the annotation of a union in parentheses (see
+    :func:`_in_parentheses`); an annotation of one type as it is (black leaves it so)."""
+    after = "" if default is None else f" = {default}"
+    line = f"{name}: {annotation}{after}"
+    if indent + len(line) + 1 <= LINE_LENGTH or not line.isascii():
+        return line
+    members = _members(annotation)
+    if members is None or len(members) == 1:
+        return line
+    return _in_parentheses(name, annotation, indent, after) or line
+
+
+def _in_parentheses(name: str, annotation: str, indent: int, after: str) -> str | None:
+    """``name: (annotation)`` then ``after``, the annotation one level in: on one line where it
+    fits, else a type of the union a line, each after ``|``; ``None`` (left to black) where a
+    type does not fit its line, and where the annotation is one type that is not a name (black
+    splits its brackets instead) or does not fit its line (black leaves it as it is)."""
+    members = _members(annotation)
+    inner = " " * (indent + 4)
+    if members is None or (
+        len(members) == 1
+        and (_DOTTED.fullmatch(annotation) is None or len(inner) + len(annotation) > LINE_LENGTH)
+    ):
+        return None
+    if len(inner) + len(annotation) <= LINE_LENGTH:
+        body = inner + annotation
+    else:
+        lines = [members[0], *(f"| {member}" for member in members[1:])]
+        if any(len(inner) + len(line) > LINE_LENGTH for line in lines):
+            return None
+        body = "\n".join(inner + line for line in lines)
+    return f"{name}: (\n{body}\n{' ' * indent}){after}"
+
+
+_DOTTED = re.compile(r"[\w.]+")
+
+
+def _members(annotation: str) -> list[str] | None:
+    """The types a union annotation joins with ``|`` outside brackets (``list[A | B] | None``:
+    ``list[A | B]`` and ``None``); ``None`` for an annotation with a string in it."""
+    if '"' in annotation or "'" in annotation:
+        return None
+    members, depth, start = [], 0, 0
+    for i, char in enumerate(annotation):
+        if char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth -= 1
+        elif char == "|" and depth == 0:
+            members.append(annotation[start:i].strip())
+            start = i + 1
+    return [*members, annotation[start:].strip()]
+
+
 def tuple_literal(items: Sequence[str], indent: int, column: int) -> str:
     """A tuple of the Python texts ``items`` starting at ``column`` of a line indented by
     ``indent``, followed by a comma, laid out as black does: one item a line with its comma (a
@@ -245,6 +317,8 @@ def environment(templates: Path, cache_dir: Path | None = None) -> jinja2.Enviro
     env.filters["call_literal"] = call_literal
     env.filters["call"] = call
     env.filters["applied"] = applied
+    env.filters["annotated"] = annotated
+    env.filters["parameter"] = parameter
     env.filters["exploded"] = exploded
     env.filters["tuple_literal"] = tuple_literal
     env.filters["constructor"] = constructor

@@ -182,3 +182,70 @@ def test_a_writer_applied_to_the_body_is_laid_out_as_black_lays_it_out(expressio
     statement = applied(expression, ["body", '"body"'], 8, before)
     method = "class Client:\n    def send(self, body):\n        "
     _as_black_lays_it_out(f"{method}{statement}\n", f'{method}{before}{expression}(body, "body")\n')
+
+
+# the layouts depend on lengths alone: names of every length, rather than of every letter
+_types = st.one_of(
+    st.integers(3, 95).map(lambda n: "M" + "x" * n),
+    st.integers(3, 60).map(lambda n: f"list[M{'x' * n}]"),
+    st.integers(3, 60).map(lambda n: f"dict[str, M{'x' * n} | None]"),
+    st.sampled_from(["None", "Unset", "str", "Mapping[str, Any]", "models.Model"]),
+)
+_field_names = st.integers(1, 60).map(lambda n: "f" * n)
+_defaults = st.sampled_from([None, "UNSET", "None"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=_field_names,
+    types=st.lists(_types, min_size=1, max_size=4),
+    default=_defaults,
+)
+def test_a_field_too_long_for_its_line_is_laid_out_as_black_lays_it_out(name, types, default):
+    """A dataclass field whose annotation does not fit the line comes out as black lays it out:
+    its default in parentheses where the line up to them fits, else its annotation, on one line
+    where it fits, else a type a line."""
+    from generator.output.templating import annotated
+
+    annotation = " | ".join(types)
+    field = annotated(name, annotation, default, 4)
+    flat = f"{name}: {annotation}" + ("" if default is None else f" = {default}")
+    _as_black_lays_it_out(f"class Model:\n    {field}\n", f"class Model:\n    {flat}\n")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=_field_names,
+    types=st.lists(_types, min_size=1, max_size=4),
+    default=_defaults,
+)
+def test_a_parameter_too_long_for_its_line_is_laid_out_as_black_lays_it_out(name, types, default):
+    """A parameter of a signature laid out one a line whose annotation does not fit the line
+    comes out as black lays it out: its annotation in parentheses, on one line where it fits,
+    else a type a line."""
+    from generator.output.templating import parameter
+
+    annotation = " | ".join(types)
+    flat = f"{name}: {annotation}" + ("" if default is None else f" = {default}")
+
+    def method(line: str) -> str:
+        return f"class Client:\n    def send(\n        self,\n        {line},\n    ) -> None:\n        pass\n"
+
+    _as_black_lays_it_out(method(parameter(name, annotation, default, 8)), method(flat))
+
+
+@pytest.mark.parametrize("spare", range(-3, 4))
+@pytest.mark.parametrize("default", [None, "UNSET"])
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_a_field_at_the_end_of_its_line_is_laid_out_as_black_lays_it_out(spare, default, count):
+    """Fields whose line, or whose line up to the default's parentheses, or whose annotation
+    one level in, fills the line but for ``spare`` characters, are laid out as black lays them
+    out."""
+    from generator.output.templating import annotated
+
+    for width in (100, 96 - len(" = UNSET") + 4, 92):  # the whole line; up to ` = (`; the union
+        types = [f"M{'x' * ((width - 4 - 10 - 3 * (count - 1)) // count + spare)}"] * count
+        annotation = " | ".join(types)
+        flat = f"field_name: {annotation}" + ("" if default is None else f" = {default}")
+        field = annotated("field_name", annotation, default, 4)
+        _as_black_lays_it_out(f"class Model:\n    {field}\n", f"class Model:\n    {flat}\n")
