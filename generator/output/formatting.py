@@ -338,8 +338,8 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
     top-level statements that hold a long line, each parsed alone (see
     :func:`~generator.output.statements.statements_holding`: the same statements, without
     parsing megabytes of the rest), else the whole text parsed. A long line that is a string
-    alone with its comma (:func:`_a_string`: a path's f-string, in a client of a thousand
-    methods) is first looked up among even fewer statements (:func:`_lone_strings`)."""
+    alone with its comma, or a name (:func:`_a_string`: a path's f-string, in a client of a
+    thousand methods) is first looked up among even fewer statements (:func:`_lone_strings`)."""
     long = [number for number, line in enumerate(lines, start=1) if _too_long(line)]
     if tree is None:
         barred = barred_lines(source, lines)
@@ -368,7 +368,7 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
                 exploded[id(node)] = _exploded(node, lines)
             part = _innermost(_element(exploded[id(node)], number), lines, number)
             if part is not None and part.first == part.last and _a_string(lines[part.first]):
-                continue  # black leaves a string alone on its line as it is
+                continue  # black leaves a string or a name alone on its line as it is
             if part is not None and _a_name_called(lines, part, number):
                 continue  # nor a name it has put on a line of its own
             spans.add(_span_of(node, lines, part))
@@ -384,7 +384,7 @@ def _spans(source: str, lines: list[str], tree: ast.Module | None = None) -> lis
 def _lone_strings(
     source: str, lines: list[str], long: list[int], barred: set[int] | None
 ) -> list[int]:
-    """The lines of ``long`` but those that are strings black leaves as they are: each a string
+    """The lines of ``long`` but those that are strings or names black leaves as they are: each
     alone on its line (:func:`_a_string`), one element of the exploded brackets of a statement
     that has no block of its own and that black lays out alone (:func:`_alone`), as
     :func:`_spans` finds from the whole parse. The statements that hold such lines are parsed
@@ -418,14 +418,16 @@ _LONE_STRING = re.compile(r' *(?:\w+=)?[bf]?"[^"\\\n]*",')
 """A string alone on its line, or a keyword's (``pattern="^a$"``), with its comma: in double
 quotes, with no backslash and no double quote in it (a string black would quote or escape
 otherwise is left to black)."""
+_LONE_NAME = re.compile(r" *[\w.]+,")
+"""A name (or a dotted name) alone on its line, with its comma (an import's, an argument)."""
 
 
 def _a_string(line: str) -> bool:
     """Whether ``line``, an element of exploded brackets (see :func:`_exploded`), is a string
-    alone or a keyword's (:data:`_LONE_STRING`): black splits no string, so it leaves such a line
-    as it is however long. A path's f-string is often longer than the line, and so is a
-    pattern."""
-    return _LONE_STRING.fullmatch(line) is not None
+    alone or a keyword's (:data:`_LONE_STRING`), or a name (:data:`_LONE_NAME`): black splits
+    neither, so it leaves such a line as it is however long. A path's f-string is often longer
+    than the line, and so are a pattern and a name imported from a module of models."""
+    return _LONE_STRING.fullmatch(line) is not None or _LONE_NAME.fullmatch(line) is not None
 
 
 _CALLED = re.compile(r" *[\w.]+\(")

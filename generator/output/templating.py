@@ -174,6 +174,20 @@ def parameter(name: str, annotation: str, default: str | None, indent: int) -> s
     return _in_parentheses(name, annotation, indent, after) or line
 
 
+def alias(name: str, value: str) -> str:
+    """A type alias ``name: TypeAlias = value`` at the margin, laid out as black does where it
+    does not fit the line and ``value`` is a union: in parentheses, on one line where it fits,
+    else a type a line, each after ``|``. Any other (one type, a string) is left to black."""
+    line = f"{name}: TypeAlias = {value}"
+    members = _members(value)
+    if len(line) <= LINE_LENGTH or not line.isascii() or members is None or len(members) < 2:
+        return line
+    if len(f"{name}: TypeAlias = (") > LINE_LENGTH:
+        return line
+    body = _union(members, value, 4)
+    return line if body is None else f"{name}: TypeAlias = (\n{body}\n)"
+
+
 def _in_parentheses(name: str, annotation: str, indent: int, after: str) -> str | None:
     """``name: (annotation)`` then ``after``, the annotation one level in: on one line where it
     fits, else a type of the union a line, each after ``|``; ``None`` (left to black) where a
@@ -186,14 +200,21 @@ def _in_parentheses(name: str, annotation: str, indent: int, after: str) -> str 
         and (_DOTTED.fullmatch(annotation) is None or len(inner) + len(annotation) > LINE_LENGTH)
     ):
         return None
-    if len(inner) + len(annotation) <= LINE_LENGTH:
-        body = inner + annotation
-    else:
-        lines = [members[0], *(f"| {member}" for member in members[1:])]
-        if any(len(inner) + len(line) > LINE_LENGTH for line in lines):
-            return None
-        body = "\n".join(inner + line for line in lines)
-    return f"{name}: (\n{body}\n{' ' * indent}){after}"
+    body = _union(members, annotation, indent + 4)
+    return None if body is None else f"{name}: (\n{body}\n{' ' * indent}){after}"
+
+
+def _union(members: list[str], union: str, indent: int) -> str | None:
+    """The lines of ``union`` (of the types ``members``) in parentheses, at ``indent``: the union
+    on one line where it fits, else a type a line, each after ``|``; ``None`` where a type does
+    not fit its line (black splits it)."""
+    pad = " " * indent
+    if indent + len(union) <= LINE_LENGTH:
+        return pad + union
+    lines = [members[0], *(f"| {member}" for member in members[1:])]
+    if any(indent + len(line) > LINE_LENGTH for line in lines):
+        return None
+    return "\n".join(pad + line for line in lines)
 
 
 _DOTTED = re.compile(r"[\w.]+")
@@ -319,6 +340,7 @@ def environment(templates: Path, cache_dir: Path | None = None) -> jinja2.Enviro
     env.filters["applied"] = applied
     env.filters["annotated"] = annotated
     env.filters["parameter"] = parameter
+    env.filters["alias"] = alias
     env.filters["exploded"] = exploded
     env.filters["tuple_literal"] = tuple_literal
     env.filters["constructor"] = constructor

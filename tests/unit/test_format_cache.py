@@ -166,9 +166,9 @@ PLACES = {
         f'__all__ = [\n    "first",\n    call({ARGUMENTS}),\n    "{WORDS}",\n]\n',
         "element",
     ),
-    "a name of an import": (
+    "a name of an import": (  # black splits no name
         f"from module import (\n    first,\n    {'name_' * 20},\n)\n",
-        "element",
+        "nothing",
     ),
     "an argument of a call laid out otherwise": (
         f"x = call(\n    first=1,\n    # a comment\n    second=call({ARGUMENTS}),\n)\n",

@@ -249,3 +249,16 @@ def test_a_field_at_the_end_of_its_line_is_laid_out_as_black_lays_it_out(spare, 
         flat = f"field_name: {annotation}" + ("" if default is None else f" = {default}")
         field = annotated("field_name", annotation, default, 4)
         _as_black_lays_it_out(f"class Model:\n    {field}\n", f"class Model:\n    {flat}\n")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.integers(1, 95).map(lambda n: "A" * n), types=st.lists(_types, min_size=1, max_size=4)
+)
+def test_a_type_alias_too_long_for_its_line_is_laid_out_as_black_lays_it_out(name, types):
+    """A type alias of a union that does not fit the line comes out as black lays it out: the
+    union in parentheses, on one line where it fits, else a type a line."""
+    from generator.output.templating import alias
+
+    value = " | ".join(types)
+    _as_black_lays_it_out(alias(name, value) + "\n", f"{name}: TypeAlias = {value}\n")

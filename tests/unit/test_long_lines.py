@@ -45,6 +45,21 @@ def test_a_long_string_alone_on_its_line_is_left_as_it_is(depth, keyword, prefix
     assert black.format_str(text, mode=black_mode()) == text
 
 
+@pytest.mark.parametrize("depth", [0, 1, 2])
+@pytest.mark.parametrize("name", ["M" * 100, "models.M" + "x" * 100])
+def test_a_long_name_alone_on_its_line_is_left_as_it_is(depth, name):
+    """Black splits no name: a long one alone among a call's exploded arguments, or among the
+    names an import takes from a module of models, is kept as it is, without black."""
+    imported = "".join(["from ._models_001 import (\n", "    A,\n", f"    {name},\n", ")\n"])
+    for text in (exploded(depth, name).replace("'GET'", '"GET"'), imported):
+        if text is imported and "." in name:
+            continue  # an import takes names, not dotted ones
+        lines = text.split("\n")
+        assert any(formatting._too_long(line) for line in lines)
+        assert formatting._spans(text, lines) == []
+        assert black.format_str(text, mode=black_mode()) == text
+
+
 def test_a_string_black_would_write_otherwise_is_given_to_black():
     """Where black would change the string (its quotes, its escapes) or it is not alone on its
     line (two strings joined, a keyword's string and more), black gets it."""
